@@ -1,0 +1,138 @@
+/*
+ * cli.c --- command line, in e2fsprogs' idiom
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e3metapack.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+#define MC_MAX_DEFAULT	12
+
+enum { OPT_JSON = 256, OPT_HOME, OPT_MC_MAX };
+
+static const struct option long_opts[] = {
+	{ "dry-run",	no_argument,		NULL, 'n' },
+	{ "force",	no_argument,		NULL, 'f' },
+	{ "progress",	no_argument,		NULL, 'p' },
+	{ "verbose",	no_argument,		NULL, 'v' },
+	{ "undo",	required_argument,	NULL, 'z' },
+	{ "debug",	required_argument,	NULL, 'd' },
+	{ "json",	no_argument,		NULL, OPT_JSON },
+	{ "home",	required_argument,	NULL, OPT_HOME },
+	{ "mc-max",	required_argument,	NULL, OPT_MC_MAX },
+	{ "version",	no_argument,		NULL, 'V' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{ NULL,		0,			NULL, 0 }
+};
+
+void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: e3metapack [-fnpv] [-z undo_file] [-d debug_flags] [--json]\n"
+"                  [--home=inode|data] [--mc-max=percent] [-V] [-h] device\n"
+"\n"
+"Move every indirect block of an unmounted ext2/ext3 volume into the\n"
+"metacluster at the tail of its block group, so e2fsck reads them in\n"
+"a few short sweeps.  device may be LABEL=label or UUID=uuid.\n"
+"\n"
+"  -n, --dry-run       change nothing; report what would move\n"
+"  -f, --force         run although not checked since the last mount\n"
+"  -p, --progress      show progress\n"
+"  -v, --verbose       print the before/after report after a run\n"
+"  -z, --undo=FILE     undo file (\"none\": no undo file)\n"
+"  -d, --debug=FLAGS   debug output: 1 planned moves, 2 copies\n"
+"      --json          print the report as one JSON object\n"
+"      --home=RULE     inode (default) or data: which group's metacluster\n"
+"      --mc-max=PCT    metacluster at most PCT%% (1-50) of a group (default %d)\n"
+"  -V, --version       print the version and exit\n"
+"  -h, --help          print this help and exit\n", MC_MAX_DEFAULT);
+}
+
+void print_version(void)
+{
+	const char *lib_ver = "?";
+
+	ext2fs_get_library_version(&lib_ver, NULL);
+	printf("e3metapack %s\n", PACKAGE_VERSION);
+	printf("\tUsing EXT2FS Library version %s\n", lib_ver);
+}
+
+static int parse_number(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 0);
+	return errno || !*s || *end || *s == '-' || *out > max;
+}
+
+static errcode_t parse_one(int c, struct e3mp_options *opt)
+{
+	unsigned long v;
+
+	switch (c) {
+	case 'n': opt->dry_run = 1; break;
+	case 'f': opt->force = 1; break;
+	case 'p': opt->progress = 1; break;
+	case 'v': opt->verbose = 1; break;
+	case 'z': opt->undo_file = optarg; break;
+	case 'V': opt->version = 1; break;
+	case 'h': opt->help = 1; break;
+	case OPT_JSON: opt->json = 1; break;
+	case 'd':
+		if (parse_number(optarg, ~0UL, &opt->debug))
+			return opt->bad = "--debug", EINVAL;
+		break;
+	case OPT_HOME:
+		if (!strcmp(optarg, "inode"))
+			opt->homing = E3MP_HOME_INODE;
+		else if (!strcmp(optarg, "data"))
+			opt->homing = E3MP_HOME_DATA;
+		else
+			return opt->bad = "--home", EINVAL;
+		break;
+	case OPT_MC_MAX:
+		if (parse_number(optarg, 50, &v) || v == 0)
+			return opt->bad = "--mc-max", EINVAL;
+		opt->mc_max_pct = v;
+		break;
+	default:
+		return opt->bad = "unknown option", EINVAL;
+	}
+	return 0;
+}
+
+errcode_t parse_args(int argc, char **argv, struct e3mp_options *opt)
+{
+	errcode_t err;
+	int c;
+
+	memset(opt, 0, sizeof(*opt));
+	opt->mc_max_pct = MC_MAX_DEFAULT;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "nfpvz:d:Vh", long_opts,
+				NULL)) != -1) {
+		err = parse_one(c, opt);
+		if (err)
+			return err;
+	}
+	if (opt->help || opt->version)
+		return 0;
+	if (optind != argc - 1)
+		return opt->bad = optind < argc ? "extra argument" :
+			"missing device", EINVAL;
+	if (opt->undo_file && !*opt->undo_file)
+		return opt->bad = "-z", EINVAL;
+	opt->spec = argv[optind];
+	return 0;
+}

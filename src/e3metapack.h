@@ -1,0 +1,152 @@
+/*
+ * e3metapack.h --- shared state of the e3metapack pipeline
+ *
+ * One struct e3mp is handed to every phase, in the order main.c calls
+ * them: open (safety gate), scan, plan, move, fixptr, finish.  The core
+ * never prints; it reports progress through mp->progress and returns
+ * errcode_t values that only main.c turns into messages.
+ */
+#ifndef E3METAPACK_H
+#define E3METAPACK_H
+
+#include <signal.h>
+#include <stdio.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "plan.h"
+#include "e3mp_err.h"
+
+/* Set by main()'s SIGINT/SIGTERM handler; the core stops at a safe point. */
+extern volatile sig_atomic_t e3mp_stop;
+
+/* Exit codes; documented in e3metapack(8) and the README. */
+#define E3MP_EXIT_CHANGED	0	/* repacked (with -n: would repack) */
+#define E3MP_EXIT_NOTHING	1	/* already packed, nothing written */
+#define E3MP_EXIT_REFUSED	2	/* refused for safety, untouched */
+#define E3MP_EXIT_ERROR		4	/* failed before any write, untouched */
+#define E3MP_EXIT_PARTIAL	8	/* failed after writing began */
+#define E3MP_EXIT_USAGE		16	/* usage or syntax error */
+#define E3MP_EXIT_INTERRUPTED	32	/* stopped by a signal at a safe point */
+
+/* Debug flags (-d). */
+#define E3MP_DEBUG_PLAN		0x0001	/* dump every planned move */
+#define E3MP_DEBUG_IO		0x0002	/* trace batched copies */
+
+enum e3mp_phase {
+	E3MP_PHASE_SCAN = 0,
+	E3MP_PHASE_COPY,
+	E3MP_PHASE_REWRITE,
+	E3MP_PHASE_COUNT
+};
+
+struct e3mp;
+typedef void (*e3mp_progress_fn)(struct e3mp *mp, enum e3mp_phase phase,
+				 __u64 done, __u64 total);
+
+struct e3mp_options {
+	int		dry_run;	/* -n */
+	int		force;		/* -f */
+	int		progress;	/* -p */
+	int		verbose;	/* -v */
+	int		json;		/* --json */
+	unsigned long	debug;		/* -d */
+	const char	*undo_file;	/* -z; NULL: default, "none": off */
+	enum e3mp_homing homing;	/* --home=inode|data */
+	unsigned int	mc_max_pct;	/* --mc-max: cap, % of a group */
+	const char	*spec;		/* DEVICE as given */
+	int		help;		/* -h */
+	int		version;	/* -V */
+	const char	*bad;		/* what parse_args() rejected */
+};
+
+/* Figures gathered by the scan and the plan, for the report. */
+struct e3mp_stats {
+	__u64	inodes_scanned;		/* in-use inodes looked at */
+	__u64	inodes_mapped;		/* block-mapped, with blocks */
+	__u64	inodes_with_ind;	/* ... of which own indirect blocks */
+	__u64	skipped_extent;		/* extent-mapped, left alone */
+	__u64	skipped_inline;		/* inline data */
+	__u64	skipped_fastlink;	/* fast symlinks */
+	__u64	skipped_special;	/* inodes 1 and 7, devices, ... */
+	__u64	ind_by_level[4];	/* [1] IND, [2] DIND, [3] TIND */
+	__u64	data_blocks;		/* data blocks of scanned files */
+};
+
+struct e3mp {
+	struct e3mp_options	opt;
+	const char		*device;	/* resolved path */
+	ext2_filsys		fs;
+	char			*undo_path;	/* undo file in use, or NULL */
+	int			mount_flags;	/* EXT2_MF_* of the device */
+	int			writes_started;	/* set before the first write */
+
+	/* what the last refusal or error was about, for the message */
+	ext2_ino_t		err_ino;
+	blk64_t			err_blk;
+	const char		*err_what;
+
+	/* scan */
+	struct e3mp_stats	st;
+	struct ind_rec		*rec;		/* indirect blocks, scan order */
+	__u32			nrec, rec_alloc;
+	struct data_ext		*ext;		/* data in tail zones */
+	__u32			next, ext_alloc;
+	ext2fs_block_bitmap	seen;		/* blocks referenced by inodes */
+
+	/* plan */
+	struct mp_geom		geom;
+	struct mp_plan		plan;
+
+	/* conditions -n reports instead of refusing; main() prints them */
+	errcode_t		warn[8];
+	int			nwarn;
+
+	/* progress; NULL for none */
+	e3mp_progress_fn	progress;
+	void			*progress_priv;
+};
+
+/* cli.c */
+errcode_t parse_args(int argc, char **argv, struct e3mp_options *opt);
+void usage(FILE *f);
+void print_version(void);
+
+/* open.c: resolve DEVICE, probe it, check it is safe, open it */
+errcode_t resolve_device(struct e3mp *mp);
+errcode_t check_device(struct e3mp *mp);
+errcode_t open_volume(struct e3mp *mp);
+errcode_t check_volume(struct e3mp *mp);
+
+/* undo.c */
+errcode_t undo_setup(struct e3mp *mp, io_manager *io);
+
+/* scan.c */
+errcode_t inode_scan_and_record(struct e3mp *mp);
+
+/* layout.c: feed the pure planner from the volume */
+void layout_geometry(struct e3mp *mp);
+errcode_t layout_plan(struct e3mp *mp);
+
+/* move.c */
+errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n);
+
+/* fixptr.c */
+errcode_t pointers_rewrite(struct e3mp *mp, struct mp_move *mv, __u32 n);
+
+/* finish.c */
+errcode_t transaction_begin(struct e3mp *mp);
+errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n);
+errcode_t transaction_end(struct e3mp *mp);
+void volume_close(struct e3mp *mp);
+
+/* progress.c */
+void progress_attach(struct e3mp *mp);
+void progress_done(struct e3mp *mp);
+
+/* report.c */
+void report_print(struct e3mp *mp, FILE *f, const char *status,
+		  int exit_code);
+void report_debug_moves(struct e3mp *mp, FILE *f);
+
+#endif /* E3METAPACK_H */

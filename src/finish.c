@@ -1,0 +1,106 @@
+/*
+ * finish.c --- the write order, and closing the volume
+ *
+ * The invariant: at every instant, every file's pointers lead to blocks
+ * holding its data, and no block that anything on disk refers to is
+ * overwritten.  It holds because each round goes
+ *
+ *   1. reserve: destinations marked in use in the bitmaps;    flush
+ *   2. copy:    sources copied to destinations (free until 1); flush
+ *   3. switch:  pointers rewritten to the copies;              flush
+ *   4. release: sources marked free, counts fixed;             flush
+ *
+ * and the volume is marked not clean before the first round and clean
+ * after the last.  An interruption inside a round leaves either blocks
+ * marked in use that nothing refers to (before 4) or, mid-switch, files
+ * some of whose pointers lead to the old copy and some to the new: both
+ * hold the same bytes.  e2fsck -fy, which the not-clean mark forces,
+ * repairs the bitmaps and loses nothing.  Round 2 only starts once round
+ * 1 has released the slots it fills.
+ */
+#include "e3metapack.h"
+
+static errcode_t flush(struct e3mp *mp)
+{
+	errcode_t err = ext2fs_flush2(mp->fs, 0);
+
+	if (!err)
+		err = io_channel_flush(mp->fs->io);
+	return err;
+}
+
+errcode_t transaction_begin(struct e3mp *mp)
+{
+	mp->writes_started = 1;
+	mp->fs->super->s_state &= ~EXT2_VALID_FS;
+	ext2fs_mark_super_dirty(mp->fs);
+	return flush(mp);
+}
+
+/* Step 1, with the checks that make step 2 safe. */
+static errcode_t reserve(struct e3mp *mp, const struct mp_move *mv, __u32 n)
+{
+	ext2_filsys fs = mp->fs;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		mp->err_blk = mv[i].from;
+		if (!ext2fs_test_block_bitmap2(fs->block_map, mv[i].from))
+			return E3MP_SOURCE_FREE;
+		mp->err_blk = mv[i].to;
+		if (mv[i].to < fs->super->s_first_data_block ||
+		    mv[i].to >= ext2fs_blocks_count(fs->super) ||
+		    ext2fs_test_block_bitmap2(fs->block_map, mv[i].to))
+			return E3MP_DEST_IN_USE;
+		ext2fs_block_alloc_stats2(fs, mv[i].to, +1);
+	}
+	return flush(mp);
+}
+
+static errcode_t release(struct e3mp *mp, const struct mp_move *mv, __u32 n)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		ext2fs_block_alloc_stats2(mp->fs, mv[i].from, -1);
+	return flush(mp);
+}
+
+errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n)
+{
+	errcode_t err;
+
+	if (!n)
+		return 0;
+	err = reserve(mp, mv, n);
+	if (!err)
+		err = blocks_copy(mp, mv, n);
+	if (!err)
+		err = io_channel_flush(mp->fs->io);
+	if (!err)
+		err = pointers_rewrite(mp, mv, n);
+	if (!err)
+		err = flush(mp);
+	if (!err)
+		err = release(mp, mv, n);
+	return err;
+}
+
+errcode_t transaction_end(struct e3mp *mp)
+{
+	mp->fs->super->s_state |= EXT2_VALID_FS;
+	ext2fs_mark_super_dirty(mp->fs);
+	return flush(mp);
+}
+
+void volume_close(struct e3mp *mp)
+{
+	if (mp->seen)
+		ext2fs_free_block_bitmap(mp->seen);
+	mp->seen = NULL;
+	mp_plan_free(&mp->plan);
+	ext2fs_free_mem(&mp->rec);
+	ext2fs_free_mem(&mp->ext);
+	if (mp->fs)
+		ext2fs_close_free(&mp->fs);
+}

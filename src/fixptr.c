@@ -1,0 +1,108 @@
+/*
+ * fixptr.c --- point every file at the new copies of its blocks
+ *
+ * One pass over the inodes that own moved blocks, in inode order, the
+ * resize2fs way: ext2fs_block_iterate3() without BLOCK_FLAG_READ_ONLY is
+ * pre-order, so when the callback changes an indirect block's pointer the
+ * iterator goes on to read its children from the new copy (written
+ * before this pass) and writes it back there if a child moves too.  The
+ * old blocks keep their contents until released, so a file is whole
+ * whichever of its pointers an interruption leaves switched.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "e3metapack.h"
+
+struct fix_ctx {
+	struct mp_move	*mv;		/* this inode's moves, by source */
+	__u32		n;
+	__u32		found;
+};
+
+static int cmp_ino_from(const void *a, const void *b)
+{
+	const struct mp_move *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return (x->from > y->from) - (x->from < y->from);
+}
+
+static int fix_block(ext2_filsys fs EXT2FS_ATTR((unused)), blk64_t *blocknr,
+		     e2_blkcnt_t blockcnt EXT2FS_ATTR((unused)),
+		     blk64_t ref_blk EXT2FS_ATTR((unused)),
+		     int ref_offset EXT2FS_ATTR((unused)), void *priv)
+{
+	struct fix_ctx *fc = priv;
+	__u32 lo = 0, hi = fc->n;
+
+	while (lo < hi) {
+		__u32 mid = lo + (hi - lo) / 2;
+
+		if (fc->mv[mid].from == *blocknr) {
+			*blocknr = fc->mv[mid].to;
+			fc->found++;
+			return BLOCK_CHANGED;
+		}
+		if (fc->mv[mid].from < *blocknr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* The superblock keeps a copy of the journal inode's i_block[]. */
+static errcode_t journal_backup_fix(ext2_filsys fs)
+{
+	struct ext2_inode inode;
+	errcode_t err;
+
+	err = ext2fs_read_inode(fs, fs->super->s_journal_inum, &inode);
+	if (err)
+		return err;
+	memcpy(fs->super->s_jnl_blocks, inode.i_block, EXT2_N_BLOCKS * 4);
+	fs->super->s_jnl_blocks[15] = inode.i_size_high;
+	fs->super->s_jnl_blocks[16] = inode.i_size;
+	fs->super->s_jnl_backup_type = EXT3_JNL_BACKUP_BLOCKS;
+	ext2fs_mark_super_dirty(fs);
+	return 0;
+}
+
+static errcode_t fix_inode(struct e3mp *mp, struct fix_ctx *fc, char *buf)
+{
+	ext2_ino_t ino = fc->mv[0].ino;
+	errcode_t err;
+
+	fc->found = 0;
+	mp->err_ino = ino;
+	err = ext2fs_block_iterate3(mp->fs, ino, 0, buf, fix_block, fc);
+	if (!err && fc->found != fc->n)
+		err = E3MP_POINTER_LOST;
+	if (!err && ino == mp->fs->super->s_journal_inum)
+		err = journal_backup_fix(mp->fs);
+	return err;
+}
+
+errcode_t pointers_rewrite(struct e3mp *mp, struct mp_move *mv, __u32 n)
+{
+	char *buf = NULL;
+	__u32 i, k;
+	errcode_t err;
+
+	qsort(mv, n, sizeof(*mv), cmp_ino_from);
+	err = ext2fs_get_array(3, mp->fs->blocksize, &buf);
+	for (i = 0; i < n && !err; i = k) {
+		struct fix_ctx fc = { .mv = mv + i };
+
+		for (k = i; k < n && mv[k].ino == mv[i].ino; k++)
+			;
+		fc.n = k - i;
+		err = fix_inode(mp, &fc, buf);
+		if (!err && mp->progress)
+			mp->progress(mp, E3MP_PHASE_REWRITE, k, n);
+	}
+	ext2fs_free_mem(&buf);
+	return err;
+}

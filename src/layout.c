@@ -1,0 +1,92 @@
+/*
+ * layout.c --- the planner's view of a real volume
+ *
+ * Geometry comes from the superblock; "in use" is the on-disk block
+ * bitmap, which the planner never changes; destinations are reserved in
+ * a private copy of it.
+ */
+#include "e3metapack.h"
+
+void layout_geometry(struct e3mp *mp)
+{
+	struct ext2_super_block *sb = mp->fs->super;
+
+	mp->geom.first_data_block = sb->s_first_data_block;
+	mp->geom.blocks_count = ext2fs_blocks_count(sb);
+	mp->geom.blocks_per_group = sb->s_blocks_per_group;
+	mp->geom.inodes_per_group = sb->s_inodes_per_group;
+	mp->geom.group_count = mp->fs->group_desc_count;
+	mp->geom.mc_max_pct = mp->opt.mc_max_pct;
+}
+
+struct space {
+	ext2_filsys		fs;
+	ext2fs_block_bitmap	work;
+};
+
+static int sp_in_use(void *priv, blk64_t blk)
+{
+	struct space *sp = priv;
+
+	return ext2fs_fast_test_block_bitmap2(sp->fs->block_map, blk);
+}
+
+static int sp_find_free(void *priv, blk64_t start, blk64_t end,
+			blk64_t *out)
+{
+	struct space *sp = priv;
+
+	return ext2fs_find_first_zero_block_bitmap2(sp->work, start, end,
+						    out) != 0;
+}
+
+static void sp_take(void *priv, blk64_t blk)
+{
+	struct space *sp = priv;
+
+	ext2fs_fast_mark_block_bitmap2(sp->work, blk);
+}
+
+static const struct mp_space_ops space_ops = {
+	.in_use = sp_in_use,
+	.find_free = sp_find_free,
+	.take = sp_take,
+};
+
+/* Free blocks by the bitmap itself; the summary counts may be stale. */
+static blk64_t count_free(ext2_filsys fs)
+{
+	blk64_t start = fs->super->s_first_data_block, zero, set, n = 0;
+	blk64_t end = ext2fs_blocks_count(fs->super) - 1;
+
+	while (start <= end &&
+	       !ext2fs_find_first_zero_block_bitmap2(fs->block_map, start,
+						     end, &zero)) {
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, zero,
+							end, &set))
+			set = end + 1;
+		n += set - zero;
+		start = set;
+	}
+	return n;
+}
+
+errcode_t layout_plan(struct e3mp *mp)
+{
+	struct space sp = { .fs = mp->fs };
+	struct mp_plan *p = &mp->plan;
+	errcode_t err;
+
+	mp->geom.free_blocks = count_free(mp->fs);
+	err = ext2fs_copy_bitmap(mp->fs->block_map, &sp.work);
+	if (err)
+		return err;
+	err = mp_plan_build(p, &mp->geom, mp->opt.homing, mp->rec, mp->nrec,
+			    mp->ext, mp->next, &space_ops, &sp);
+	ext2fs_free_block_bitmap(sp.work);
+	if (!err)
+		err = mp_estimate(&mp->geom, mp->rec, mp->nrec, 0, &p->before);
+	if (!err)
+		err = mp_estimate(&mp->geom, mp->rec, mp->nrec, 1, &p->after);
+	return err;
+}

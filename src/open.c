@@ -1,0 +1,138 @@
+/*
+ * open.c --- find the device, make sure it is safe to touch, open it
+ *
+ * Everything here runs before the first write.  Each check that fails
+ * returns an E3MP_* refusal; with -n the state checks only warn, since a
+ * dry run reads and never writes.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <blkid/blkid.h>
+
+#include "e3metapack.h"
+
+errcode_t resolve_device(struct e3mp *mp)
+{
+	const char *spec = mp->opt.spec;
+	char *dev;
+
+	if (strncmp(spec, "LABEL=", 6) && strncmp(spec, "UUID=", 5)) {
+		mp->device = spec;
+		return 0;
+	}
+	dev = blkid_evaluate_tag(spec, NULL, NULL);
+	if (!dev)
+		return E3MP_NO_DEVICE;
+	mp->device = dev;	/* freed at exit */
+	return 0;
+}
+
+/* libblkid must agree that this is an ext2/3/4 filesystem. */
+static errcode_t probe_type(struct e3mp *mp)
+{
+	blkid_probe pr;
+	const char *type = NULL;
+	errcode_t err = E3MP_NOT_EXT;
+	int rc;
+
+	pr = blkid_new_probe_from_filename(mp->device);
+	if (!pr)
+		return errno ? errno : ENODEV;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	rc = blkid_do_safeprobe(pr);
+	if (rc == 0 &&
+	    !blkid_probe_lookup_value(pr, "TYPE", &type, NULL)) {
+		if (!strcmp(type, "ext2") || !strcmp(type, "ext3") ||
+		    !strcmp(type, "ext4") || !strcmp(type, "ext4dev"))
+			err = 0;
+		else if (!strcmp(type, "jbd"))
+			err = E3MP_JOURNAL_DEV;
+	}
+	blkid_free_probe(pr);
+	return err;
+}
+
+static void warn_or(struct e3mp *mp, errcode_t code, errcode_t *err)
+{
+	if (!mp->opt.dry_run) {
+		if (!*err)
+			*err = code;
+	} else if (mp->nwarn < (int) (sizeof(mp->warn) / sizeof(mp->warn[0])))
+		mp->warn[mp->nwarn++] = code;
+}
+
+errcode_t check_device(struct e3mp *mp)
+{
+	errcode_t err;
+
+	err = probe_type(mp);
+	if (err)
+		return err;
+	err = ext2fs_check_mount_point(mp->device, &mp->mount_flags, NULL, 0);
+	if (err)
+		return err;
+	if (mp->mount_flags & EXT2_MF_MOUNTED)
+		warn_or(mp, E3MP_MOUNTED, &err);
+	else if (mp->mount_flags & EXT2_MF_BUSY)
+		warn_or(mp, E3MP_BUSY, &err);
+	return err;
+}
+
+errcode_t open_volume(struct e3mp *mp)
+{
+	io_manager io = unix_io_manager;
+	int flags = EXT2_FLAG_64BITS;
+	errcode_t err;
+
+	if (!mp->opt.dry_run) {
+		flags |= EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE;
+		err = undo_setup(mp, &io);
+		if (err)
+			return err;
+	}
+	err = ext2fs_open2(mp->device, NULL, flags, 0, 0, io, &mp->fs);
+	if (err == EXT2_ET_UNDO_FILE_WRONG)
+		return E3MP_UNDO_WRONG;
+	if (err)
+		return err;
+	mp->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
+	return 0;
+}
+
+/* Features whose blocks this tool cannot safely move. */
+static const char *unsupported_feature(struct ext2_super_block *sb)
+{
+	if (ext2fs_has_feature_bigalloc(sb))
+		return "bigalloc";
+	if (ext2fs_has_feature_shared_blocks(sb))
+		return "shared_blocks";
+	if (ext2fs_has_feature_journal_dev(sb))
+		return "journal_dev";
+	return NULL;
+}
+
+errcode_t check_volume(struct e3mp *mp)
+{
+	struct ext2_super_block *sb = mp->fs->super;
+	errcode_t err = 0;
+
+	mp->err_what = unsupported_feature(sb);
+	if (mp->err_what)
+		return E3MP_UNSUPP_FEATURE;
+	if (ext2fs_has_feature_journal_needs_recovery(sb))
+		warn_or(mp, E3MP_NEEDS_RECOVERY, &err);
+	else if (sb->s_state & EXT2_ERROR_FS)
+		warn_or(mp, E3MP_ERRORS, &err);
+	else if (!(sb->s_state & EXT2_VALID_FS))
+		warn_or(mp, E3MP_NOT_CLEAN, &err);
+	else if (sb->s_last_orphan ||
+		 ext2fs_has_feature_orphan_present(sb))
+		warn_or(mp, E3MP_ORPHANS, &err);
+	else if (sb->s_lastcheck < sb->s_mtime && !mp->opt.force)
+		warn_or(mp, E3MP_NOT_CHECKED, &err);
+	if (err)
+		return err;
+	return ext2fs_read_bitmaps(mp->fs);
+}

@@ -1,0 +1,116 @@
+/*
+ * plan.h --- the layout planner: pure logic, no I/O
+ *
+ * The planner sees the volume only through struct mp_geom (numbers) and
+ * struct mp_space_ops (a block map it may query and reserve in), so the
+ * unit tests can drive it with synthetic layouts.
+ */
+#ifndef E3MP_PLAN_H
+#define E3MP_PLAN_H
+
+#include <ext2fs/ext2fs.h>
+
+enum e3mp_homing {
+	E3MP_HOME_INODE = 0,	/* a file's run, in its inode's group */
+	E3MP_HOME_DATA		/* each block, in the group of its data */
+};
+
+#define REC_IN_INODE	0x01	/* pointer lives in i_block[], not a block */
+
+/* One indirect block, as the scan found it (32 bytes). */
+struct ind_rec {
+	blk64_t		blk;		/* where it is now */
+	blk64_t		dest;		/* where it ends up (== blk: stays) */
+	__u32		ino;		/* owner */
+	__u32		logical;	/* first logical block it maps */
+	__u32		data_group;	/* group of the first data under it */
+	__u8		level;		/* 1 IND, 2 DIND, 3 TIND */
+	__u8		flags;		/* REC_* */
+};
+
+/* A run of a file's data blocks inside some group's tail zone. */
+struct data_ext {
+	blk64_t		start;
+	__u32		len;
+	__u32		ino;
+};
+
+#define MV_IND		1	/* indirect block into the metacluster */
+#define MV_DATA		2	/* data block evacuated out of it */
+#define MV_TEMP		3	/* indirect block parked for round 2 */
+#define MV_OUT		4	/* unclustered indirect block evacuated */
+
+struct mp_move {
+	blk64_t		from;
+	blk64_t		to;
+	__u32		ino;
+	__u8		kind;	/* MV_* */
+	__u8		level;	/* 0 data, else as ind_rec */
+};
+
+struct mp_geom {
+	blk64_t		first_data_block;
+	blk64_t		blocks_count;
+	__u32		blocks_per_group;
+	__u32		inodes_per_group;
+	__u32		group_count;
+	blk64_t		free_blocks;	/* free in the block bitmap */
+	unsigned int	mc_max_pct;	/* tail zone: this % of a group */
+};
+
+/*
+ * The planner's view of the block bitmap.  in_use() answers for the
+ * volume as it is on disk; find_free() and take() work on a private
+ * copy in which the planner reserves the blocks it hands out.
+ */
+struct mp_space_ops {
+	int	(*in_use)(void *priv, blk64_t blk);
+	int	(*find_free)(void *priv, blk64_t start, blk64_t end,
+			     blk64_t *out);
+	void	(*take)(void *priv, blk64_t blk);
+};
+
+struct mp_figures {
+	__u64	in_mc;		/* indirect blocks inside their metacluster */
+	__u64	groups;		/* groups holding indirect blocks */
+	__u64	reads;		/* indirect-block reads of e2fsck pass 1 */
+	__u64	seeks;		/* ... that do not follow the previous one */
+};
+
+struct mp_plan {
+	struct mp_geom	g;
+	enum e3mp_homing homing;
+	blk64_t		*slot;		/* all metacluster blocks, ascending */
+	__u32		nslot;
+	__u32		*mc_first;	/* group -> first index in slot[] */
+	struct mp_move	*mv[2];		/* round 1, round 2 */
+	__u32		nmv[2];
+	/* figures for the report */
+	__u64		mc_groups;	/* groups with a non-empty MC */
+	__u64		ind_moved;	/* indirect blocks into an MC */
+	__u64		data_evacuated;
+	__u64		temp_moves;
+	__u64		unclustered;	/* indirect blocks left outside */
+	__u64		no_space;	/* ... of which for want of space */
+	struct mp_figures before, after;
+};
+
+/* Geometry helpers shared with the scan. */
+blk64_t mp_group_first(const struct mp_geom *g, __u32 grp);
+blk64_t mp_group_last(const struct mp_geom *g, __u32 grp);
+__u32 mp_group_of(const struct mp_geom *g, blk64_t blk);
+blk64_t mp_zone_first(const struct mp_geom *g, __u32 grp);
+__u32 mp_home(const struct mp_geom *g, enum e3mp_homing h,
+	      const struct ind_rec *r);
+
+errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
+			enum e3mp_homing homing, struct ind_rec *rec,
+			__u32 nrec, struct data_ext *ext, __u32 next,
+			const struct mp_space_ops *ops, void *priv);
+void mp_plan_free(struct mp_plan *p);
+
+/* estimate.c: e2fsck pass 1's indirect-block reads, before or after. */
+errcode_t mp_estimate(const struct mp_geom *g, const struct ind_rec *rec,
+		      __u32 nrec, int after, struct mp_figures *out);
+
+#endif /* E3MP_PLAN_H */

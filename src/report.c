@@ -1,0 +1,176 @@
+/*
+ * report.c --- the layout report: text, or one JSON object (--json)
+ *
+ * Field names of the JSON object are an interface: e3metapack(8) lists
+ * them, and scripts rely on them.  Add fields; never rename one.
+ */
+#include <stdio.h>
+
+#include "e3metapack.h"
+
+static const char *homing_name(enum e3mp_homing h)
+{
+	return h == E3MP_HOME_DATA ? "data" : "inode";
+}
+
+static __u64 ind_total(const struct e3mp *mp)
+{
+	return mp->st.ind_by_level[1] + mp->st.ind_by_level[2] +
+	       mp->st.ind_by_level[3];
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_figures(FILE *f, const char *name,
+			 const struct mp_figures *x)
+{
+	fprintf(f, "\"%s\":{\"in_metacluster\":%llu,\"groups\":%llu,"
+		"\"fsck_reads\":%llu,\"fsck_seeks\":%llu}", name,
+		(unsigned long long) x->in_mc, (unsigned long long) x->groups,
+		(unsigned long long) x->reads, (unsigned long long) x->seeks);
+}
+
+static void report_json(struct e3mp *mp, FILE *f, const char *status,
+			int exit_code)
+{
+	const struct e3mp_stats *st = &mp->st;
+	const struct mp_plan *p = &mp->plan;
+
+	fputs("{\"device\":", f);
+	json_string(f, mp->device ? mp->device : mp->opt.spec);
+	fprintf(f, ",\"block_size\":%u,\"groups\":%u,\"homing\":\"%s\","
+		"\"mc_max_pct\":%u,\"dry_run\":%s,",
+		mp->fs ? mp->fs->blocksize : 0, mp->geom.group_count,
+		homing_name(mp->opt.homing), mp->opt.mc_max_pct,
+		mp->opt.dry_run ? "true" : "false");
+	fprintf(f, "\"inodes\":{\"scanned\":%llu,\"block_mapped\":%llu,"
+		"\"with_indirect\":%llu,\"skipped_extent\":%llu,"
+		"\"skipped_inline\":%llu,\"skipped_fast_symlink\":%llu,"
+		"\"skipped_special\":%llu},",
+		(unsigned long long) st->inodes_scanned,
+		(unsigned long long) st->inodes_mapped,
+		(unsigned long long) st->inodes_with_ind,
+		(unsigned long long) st->skipped_extent,
+		(unsigned long long) st->skipped_inline,
+		(unsigned long long) st->skipped_fastlink,
+		(unsigned long long) st->skipped_special);
+	fprintf(f, "\"indirect\":{\"ind\":%llu,\"dind\":%llu,\"tind\":%llu,"
+		"\"total\":%llu},",
+		(unsigned long long) st->ind_by_level[1],
+		(unsigned long long) st->ind_by_level[2],
+		(unsigned long long) st->ind_by_level[3],
+		(unsigned long long) ind_total(mp));
+	json_figures(f, "before", &p->before);
+	fputc(',', f);
+	json_figures(f, "after", &p->after);
+	fprintf(f, ",\"metacluster_groups\":%llu,"
+		"\"moves\":{\"indirect\":%llu,\"data_evacuated\":%llu,"
+		"\"temporary\":%llu,\"unclustered\":%llu,\"no_space\":%llu},",
+		(unsigned long long) p->mc_groups,
+		(unsigned long long) p->ind_moved,
+		(unsigned long long) p->data_evacuated,
+		(unsigned long long) p->temp_moves,
+		(unsigned long long) p->unclustered,
+		(unsigned long long) p->no_space);
+	fputs("\"undo_file\":", f);
+	if (mp->undo_path && !mp->opt.dry_run)
+		json_string(f, mp->undo_path);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"status\":\"%s\",\"exit_code\":%d}\n", status,
+		exit_code);
+}
+
+static void text_row(FILE *f, const char *what, __u64 before, __u64 after)
+{
+	fprintf(f, "  %-24s %12llu %12llu\n", what,
+		(unsigned long long) before, (unsigned long long) after);
+}
+
+static void report_text(struct e3mp *mp, FILE *f)
+{
+	const struct e3mp_stats *st = &mp->st;
+	const struct mp_plan *p = &mp->plan;
+	const char *verb = mp->opt.dry_run ? "would move" : "moved";
+
+	fprintf(f, "%s: %u-byte blocks, %u groups, %s homing, "
+		"metacluster at most %u%% of a group\n", mp->device,
+		mp->fs->blocksize, mp->geom.group_count,
+		homing_name(mp->opt.homing), mp->opt.mc_max_pct);
+	fprintf(f, "Inodes: %llu in use, %llu block-mapped, "
+		"%llu with indirect blocks\n",
+		(unsigned long long) st->inodes_scanned,
+		(unsigned long long) st->inodes_mapped,
+		(unsigned long long) st->inodes_with_ind);
+	fprintf(f, "  left alone: %llu extent-mapped, %llu inline, "
+		"%llu fast symlinks, %llu special\n",
+		(unsigned long long) st->skipped_extent,
+		(unsigned long long) st->skipped_inline,
+		(unsigned long long) st->skipped_fastlink,
+		(unsigned long long) st->skipped_special);
+	fprintf(f, "Indirect blocks: %llu (IND %llu, DIND %llu, TIND %llu)\n",
+		(unsigned long long) ind_total(mp),
+		(unsigned long long) st->ind_by_level[1],
+		(unsigned long long) st->ind_by_level[2],
+		(unsigned long long) st->ind_by_level[3]);
+	fprintf(f, "  %-24s %12s %12s\n", "", "before", "after");
+	text_row(f, "in their metacluster", p->before.in_mc, p->after.in_mc);
+	text_row(f, "groups holding them", p->before.groups, p->after.groups);
+	text_row(f, "e2fsck pass 1 reads", p->before.reads, p->after.reads);
+	text_row(f, "e2fsck pass 1 seeks", p->before.seeks, p->after.seeks);
+	fprintf(f, "Metaclusters: %llu groups; %s %llu indirect blocks, "
+		"evacuating %llu data blocks (%llu parked)\n",
+		(unsigned long long) p->mc_groups, verb,
+		(unsigned long long) p->ind_moved,
+		(unsigned long long) p->data_evacuated,
+		(unsigned long long) p->temp_moves);
+	if (p->unclustered)
+		fprintf(f, "Left outside a metacluster: %llu indirect blocks "
+			"(%llu for want of free space)\n",
+			(unsigned long long) p->unclustered,
+			(unsigned long long) p->no_space);
+}
+
+void report_print(struct e3mp *mp, FILE *f, const char *status,
+		  int exit_code)
+{
+	if (mp->opt.json)
+		report_json(mp, f, status, exit_code);
+	else
+		report_text(mp, f);
+}
+
+static const char *const kind_name[] = {
+	[MV_IND] = "ind", [MV_DATA] = "data", [MV_TEMP] = "park",
+	[MV_OUT] = "out",
+};
+
+void report_debug_moves(struct e3mp *mp, FILE *f)
+{
+	const struct mp_plan *p = &mp->plan;
+	__u32 r, i;
+
+	for (r = 0; r < 2; r++)
+		for (i = 0; i < p->nmv[r]; i++) {
+			const struct mp_move *m = &p->mv[r][i];
+
+			fprintf(f, "round %u: %-4s ino %u level %u: "
+				"%llu -> %llu\n", r + 1, kind_name[m->kind],
+				m->ino, m->level, (unsigned long long) m->from,
+				(unsigned long long) m->to);
+		}
+}

@@ -1,0 +1,340 @@
+/*
+ * scan.c --- one pass over every inode, recording the indirect blocks
+ *
+ * For every block-mapped file the scan records each IND/DIND/TIND block
+ * (owner, level, first logical block mapped, group of the data under it)
+ * and the data blocks that lie in some group's tail zone, the only ones
+ * a metacluster can displace.  Memory is proportional to those, not to
+ * the volume.
+ *
+ * The scan is also the last safety check before planning: every block
+ * any inode refers to must lie inside the filesystem, be marked in use
+ * in the block bitmap and be claimed once only.  The planner trusts the
+ * bitmap to find free blocks, so a volume where it lies is refused.
+ */
+#include "e3metapack.h"
+
+struct scan_ctx {
+	struct e3mp	*mp;
+	struct mp_geom	g;
+	ext2_ino_t	ino;
+	int		record;		/* movable: record INDs */
+	int		record_data;	/* movable data: record tail blocks */
+	int		dup_check;	/* blocks must be claimed once */
+	__u32		pending;	/* first record without a data group */
+	__u32		addr;		/* block pointers per block */
+	__u64		dind_logical;	/* first logical block of current DIND */
+	errcode_t	err;
+};
+
+static errcode_t grow(void *arrp, __u32 *alloc, __u32 n, size_t size)
+{
+	errcode_t err;
+	__u32 want;
+
+	if (n < *alloc)
+		return 0;
+	if (*alloc >= 0x80000000U)
+		return E3MP_TOO_MANY;
+	want = *alloc ? *alloc * 2 : 4096;
+	err = ext2fs_resize_mem((unsigned long) *alloc * size,
+				(unsigned long) want * size, arrp);
+	if (!err)
+		*alloc = want;
+	return err;
+}
+
+/*
+ * First logical block an indirect block maps.  Top-level pointers live in
+ * i_block[] (ref == 0); a child's slot in its parent block gives its
+ * place in the parent's range.  The iteration is pre-order, so the DIND
+ * an IND hangs from is the last one seen.
+ */
+static __u64 ind_logical(struct scan_ctx *sc, e2_blkcnt_t cnt, blk64_t ref,
+			 int ref_offset)
+{
+	__u64 a = sc->addr, slot = ref ? ref_offset / sizeof(__u32) : 0;
+
+	switch (cnt) {
+	case BLOCK_COUNT_IND:
+		return ref ? sc->dind_logical + slot * a : EXT2_NDIR_BLOCKS;
+	case BLOCK_COUNT_DIND:
+		return EXT2_NDIR_BLOCKS + a + (ref ? a * a + slot * a * a : 0);
+	default:
+		return EXT2_NDIR_BLOCKS + a + a * a;
+	}
+}
+
+static errcode_t record_ind(struct scan_ctx *sc, blk64_t blk,
+			    e2_blkcnt_t cnt, blk64_t ref, int ref_offset)
+{
+	struct e3mp *mp = sc->mp;
+	struct ind_rec *r;
+	__u64 logical = ind_logical(sc, cnt, ref, ref_offset);
+	errcode_t err;
+
+	if (cnt == BLOCK_COUNT_DIND)
+		sc->dind_logical = logical;
+	err = grow(&mp->rec, &mp->rec_alloc, mp->nrec, sizeof(*r));
+	if (err)
+		return err;
+	r = &mp->rec[mp->nrec++];
+	r->blk = blk;
+	r->dest = blk;
+	r->ino = sc->ino;
+	r->logical = logical > 0xFFFFFFFFULL ? 0xFFFFFFFFU : logical;
+	r->data_group = 0;
+	r->level = -cnt;
+	r->flags = ref ? 0 : REC_IN_INODE;
+	mp->st.ind_by_level[r->level]++;
+	return 0;
+}
+
+static errcode_t record_data(struct scan_ctx *sc, blk64_t blk)
+{
+	struct e3mp *mp = sc->mp;
+	__u32 grp = mp_group_of(&sc->g, blk);
+	struct data_ext *e = mp->next ? &mp->ext[mp->next - 1] : NULL;
+	errcode_t err;
+
+	for (; sc->pending < mp->nrec; sc->pending++)
+		mp->rec[sc->pending].data_group = grp;
+	mp->st.data_blocks++;
+	if (!sc->record_data || blk < mp_zone_first(&sc->g, grp))
+		return 0;
+	if (e && e->ino == sc->ino && e->start + e->len == blk &&
+	    e->len < 0xFFFFFFFFU) {
+		e->len++;
+		return 0;
+	}
+	err = grow(&mp->ext, &mp->ext_alloc, mp->next, sizeof(*e));
+	if (err)
+		return err;
+	e = &mp->ext[mp->next++];
+	e->start = blk;
+	e->len = 1;
+	e->ino = sc->ino;
+	return 0;
+}
+
+/* Every block an inode refers to must be sane before anything moves. */
+static errcode_t check_block(struct scan_ctx *sc, blk64_t blk)
+{
+	ext2_filsys fs = sc->mp->fs;
+
+	sc->mp->err_ino = sc->ino;
+	sc->mp->err_blk = blk;
+	if (blk < fs->super->s_first_data_block ||
+	    blk >= ext2fs_blocks_count(fs->super))
+		return E3MP_BAD_POINTER;
+	if (!ext2fs_fast_test_block_bitmap2(fs->block_map, blk))
+		return E3MP_POINTER_FREE;
+	if (sc->dup_check) {
+		if (ext2fs_fast_test_block_bitmap2(sc->mp->seen, blk))
+			return E3MP_DUP_BLOCK;
+		ext2fs_fast_mark_block_bitmap2(sc->mp->seen, blk);
+	}
+	return 0;
+}
+
+static int scan_block(ext2_filsys fs EXT2FS_ATTR((unused)), blk64_t *blocknr,
+		      e2_blkcnt_t blockcnt, blk64_t ref_blk, int ref_offset,
+		      void *priv)
+{
+	struct scan_ctx *sc = priv;
+
+	sc->err = check_block(sc, *blocknr);
+	if (!sc->err && blockcnt < 0 && sc->record)
+		sc->err = record_ind(sc, *blocknr, blockcnt, ref_blk,
+				     ref_offset);
+	else if (!sc->err && blockcnt >= 0 && sc->record)
+		sc->err = record_data(sc, *blocknr);
+	return sc->err ? BLOCK_ABORT : 0;
+}
+
+static errcode_t iterate(struct scan_ctx *sc, char *buf)
+{
+	struct e3mp *mp = sc->mp;
+	__u32 first = mp->nrec, grp = (sc->ino - 1) / sc->g.inodes_per_group;
+	errcode_t err;
+
+	sc->pending = mp->nrec;
+	sc->err = 0;
+	err = ext2fs_block_iterate3(mp->fs, sc->ino, BLOCK_FLAG_READ_ONLY,
+				    buf, scan_block, sc);
+	if (!err)
+		err = sc->err;
+	if (err)
+		return err;
+	/* indirect blocks with no data under them live with the inode */
+	for (; sc->pending < mp->nrec; sc->pending++)
+		mp->rec[sc->pending].data_group = grp;
+	if (mp->nrec > first)
+		mp->st.inodes_with_ind++;
+	return 0;
+}
+
+/* Fixed metadata counts as claimed, so no file may point into it. */
+static errcode_t claim_metadata(struct e3mp *mp)
+{
+	ext2_filsys fs = mp->fs;
+	dgrp_t grp;
+
+	for (grp = 0; grp < fs->group_desc_count; grp++) {
+		blk64_t b = ext2fs_inode_table_loc(fs, grp);
+
+		ext2fs_reserve_super_and_bgd(fs, grp, mp->seen);
+		ext2fs_mark_block_bitmap2(mp->seen,
+					  ext2fs_block_bitmap_loc(fs, grp));
+		ext2fs_mark_block_bitmap2(mp->seen,
+					  ext2fs_inode_bitmap_loc(fs, grp));
+		if (b)
+			ext2fs_mark_block_bitmap_range2(mp->seen, b,
+						fs->inode_blocks_per_group);
+	}
+	return 0;
+}
+
+enum inode_kind { K_SKIP, K_CHECK, K_JOURNAL, K_MOVABLE };
+
+/* What to do with an in-use inode; counts the ones left alone. */
+static enum inode_kind classify(struct e3mp *mp, ext2_ino_t ino,
+				struct ext2_inode_large *inode)
+{
+	struct ext2_inode *in = (struct ext2_inode *) inode;
+
+	if (ino == EXT2_BAD_INO || ino == EXT2_RESIZE_INO ||
+	    ino == EXT2_BOOT_LOADER_INO) {
+		mp->st.skipped_special++;
+		return K_CHECK;
+	}
+	if (in->i_flags & EXT4_INLINE_DATA_FL) {
+		mp->st.skipped_inline++;
+		return K_SKIP;
+	}
+	if (!ext2fs_inode_has_valid_blocks2(mp->fs, in)) {
+		if (LINUX_S_ISLNK(in->i_mode))
+			mp->st.skipped_fastlink++;
+		else if (!LINUX_S_ISDIR(in->i_mode) &&
+			 !LINUX_S_ISREG(in->i_mode))
+			mp->st.skipped_special++;
+		return K_SKIP;
+	}
+	if (in->i_flags & EXT4_EXTENTS_FL) {
+		mp->st.skipped_extent++;
+		return K_CHECK;
+	}
+	mp->st.inodes_mapped++;
+	if (ino == mp->fs->super->s_journal_inum)
+		return K_JOURNAL;
+	return K_MOVABLE;
+}
+
+/* The extended attribute block may be shared; it only has to be in use. */
+static errcode_t check_xattr_block(struct scan_ctx *sc,
+				   struct ext2_inode_large *inode)
+{
+	blk64_t b = ext2fs_file_acl_block(sc->mp->fs,
+					  (struct ext2_inode *) inode);
+	int dup = sc->dup_check;
+	errcode_t err;
+
+	if (!b)
+		return 0;
+	sc->dup_check = 0;
+	err = check_block(sc, b);
+	sc->dup_check = dup;
+	return err;
+}
+
+static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
+			    struct ext2_inode_large *inode, char *buf)
+{
+	struct e3mp *mp = sc->mp;
+	enum inode_kind kind;
+	errcode_t err;
+
+	if (ino != EXT2_BAD_INO && !inode->i_links_count)
+		return 0;
+	if (ino == EXT2_BAD_INO && !ext2fs_inode_data_blocks2(mp->fs,
+					(struct ext2_inode *) inode))
+		return 0;
+	mp->st.inodes_scanned++;
+	if (ino >= EXT2_FIRST_INO(mp->fs->super) &&
+	    !ext2fs_test_inode_bitmap2(mp->fs->inode_map, ino)) {
+		mp->err_ino = ino;
+		return E3MP_INODE_FREE;
+	}
+	sc->ino = ino;
+	sc->dup_check = 1;
+	err = check_xattr_block(sc, inode);
+	kind = classify(mp, ino, inode);
+	if (err || kind == K_SKIP)
+		return err;
+	/* the resize inode's blocks are reserved GDT blocks, but its DIND */
+	if (ino == EXT2_RESIZE_INO)
+		return inode->i_block[EXT2_DIND_BLOCK] ?
+			check_block(sc, inode->i_block[EXT2_DIND_BLOCK]) : 0;
+	sc->record = kind == K_MOVABLE || kind == K_JOURNAL;
+	sc->record_data = kind == K_MOVABLE;
+	return iterate(sc, buf);
+}
+
+static errcode_t scan_group_done(ext2_filsys fs EXT2FS_ATTR((unused)),
+				 ext2_inode_scan scan EXT2FS_ATTR((unused)),
+				 dgrp_t group, void *priv)
+{
+	struct e3mp *mp = priv;
+
+	if (mp->progress)
+		mp->progress(mp, E3MP_PHASE_SCAN, group + 1,
+			     mp->fs->group_desc_count);
+	return e3mp_stop ? E3MP_INTERRUPTED : 0;
+}
+
+static errcode_t scan_all(struct scan_ctx *sc, ext2_inode_scan scan,
+			  char *buf)
+{
+	struct ext2_inode_large inode;
+	ext2_ino_t ino;
+	errcode_t err;
+
+	for (;;) {
+		err = ext2fs_get_next_inode_full(scan, &ino,
+					(struct ext2_inode *) &inode,
+					sizeof(inode));
+		if (err || !ino)
+			return err;
+		err = scan_inode(sc, ino, &inode, buf);
+		if (err)
+			return err;
+	}
+}
+
+errcode_t inode_scan_and_record(struct e3mp *mp)
+{
+	ext2_filsys fs = mp->fs;
+	struct scan_ctx sc = { .mp = mp, .g = mp->geom,
+			       .addr = fs->blocksize / sizeof(__u32) };
+	ext2_inode_scan scan = NULL;
+	char *buf = NULL;
+	errcode_t err;
+
+	err = ext2fs_allocate_block_bitmap(fs, "claimed blocks", &mp->seen);
+	if (!err)
+		err = claim_metadata(mp);
+	if (!err)
+		err = ext2fs_get_array(3, fs->blocksize, &buf);
+	if (!err)
+		err = ext2fs_open_inode_scan(fs, 0, &scan);
+	if (err)
+		goto out;
+	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE, 0);
+	ext2fs_set_inode_callback(scan, scan_group_done, mp);
+	err = scan_all(&sc, scan, buf);
+out:
+	if (scan)
+		ext2fs_close_inode_scan(scan);
+	ext2fs_free_mem(&buf);
+	return err;
+}

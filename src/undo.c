@@ -1,0 +1,68 @@
+/*
+ * undo.c --- the undo file, through libext2fs's undo_io_manager
+ *
+ * As in resize2fs and tune2fs, the undo manager is stacked on the unix
+ * manager before ext2fs_open2(); it saves each block's old contents the
+ * first time it is written, and e2undo puts them back.  An existing undo
+ * file for the same filesystem state is continued, not replaced, so a
+ * run that resumes an interrupted one can still be undone in one step
+ * back to the very first original.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "e3metapack.h"
+
+#define UNDO_DIR_DEFAULT	"/var/lib/e2fsprogs"
+
+/* Where the undo file goes when -z is not given. */
+static errcode_t default_undo_path(struct e3mp *mp, char **path)
+{
+	const char *dir = getenv("E2FSPROGS_UNDO_DIR");
+	char *tmp, *base;
+	errcode_t err;
+
+	if (!dir)
+		dir = UNDO_DIR_DEFAULT;
+	if (!strcmp(dir, "none") || !*dir) {
+		*path = NULL;
+		return 0;
+	}
+	if (access(dir, W_OK))
+		return E3MP_NO_UNDO_DIR;
+	tmp = strdup(mp->device);
+	if (!tmp)
+		return ENOMEM;
+	base = basename(tmp);
+	err = ext2fs_get_mem(strlen(dir) + strlen(base) + 32, path);
+	if (!err)
+		sprintf(*path, "%s/e3metapack-%s.e2undo", dir, base);
+	free(tmp);
+	return err;
+}
+
+errcode_t undo_setup(struct e3mp *mp, io_manager *io)
+{
+	const char *file = mp->opt.undo_file;
+	errcode_t err;
+
+	if (file && !strcmp(file, "none"))
+		return 0;
+	if (file) {
+		err = ext2fs_get_mem(strlen(file) + 1, &mp->undo_path);
+		if (!err)
+			strcpy(mp->undo_path, file);
+	} else
+		err = default_undo_path(mp, &mp->undo_path);
+	if (err || !mp->undo_path)
+		return err;
+	err = set_undo_io_backing_manager(*io);
+	if (!err)
+		err = set_undo_io_backup_file(mp->undo_path);
+	if (!err)
+		*io = undo_io_manager;
+	return err;
+}
