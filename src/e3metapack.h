@@ -78,6 +78,7 @@ struct e3mp {
 	const char		*device;	/* resolved path */
 	ext2_filsys		fs;
 	char			*undo_path;	/* undo file in use, or NULL */
+	int			undo_created;	/* it did not exist before */
 	int			mount_flags;	/* EXT2_MF_* of the device */
 	int			writes_started;	/* set before the first write */
 
@@ -120,6 +121,7 @@ errcode_t check_volume(struct e3mp *mp);
 
 /* undo.c */
 errcode_t undo_setup(struct e3mp *mp, io_manager *io);
+void undo_discard_unused(struct e3mp *mp);
 
 /* scan.c */
 errcode_t inode_scan_and_record(struct e3mp *mp);

@@ -152,7 +152,6 @@ static int prepare(struct e3mp *mp)
 	if (err)
 		return fail(mp, err, "checking");
 	print_warnings(mp);
-	print_undo_notice(mp);
 	layout_geometry(mp);
 	if (mp->opt.progress)
 		progress_attach(mp);
@@ -171,6 +170,7 @@ static errcode_t repack(struct e3mp *mp)
 {
 	errcode_t err;
 
+	print_undo_notice(mp);
 	err = transaction_begin(mp);
 	if (!err)
 		err = round_run(mp, mp->plan.mv[0], mp->plan.nmv[0]);
@@ -244,5 +244,6 @@ int main(int argc, char **argv)
 		code = finish(&mp, "changed", E3MP_EXIT_CHANGED);
 out:
 	volume_close(&mp);
+	undo_discard_unused(&mp);
 	return code;
 }

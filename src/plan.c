@@ -47,7 +47,8 @@ struct planner {
 	__u32			*byblk;		/* record indices, by blk */
 	__u32			*owner;		/* slot -> record + 1, or 0 */
 	__u32			*cursor;	/* per group evacuation hint */
-	int			out_of_space;
+	__u32			*next_live;	/* skips exhausted groups */
+	enum e3mp_homing	homing;
 };
 
 blk64_t mp_group_first(const struct mp_geom *g, __u32 grp)
@@ -178,7 +179,7 @@ static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
 	errcode_t err;
 
 	for (i = 0; i < pl->nrec; i++) {
-		pl->home[i] = mp_home(g, pl->p->homing, &pl->rec[i]);
+		pl->home[i] = mp_home(g, pl->homing, &pl->rec[i]);
 		if (pl->home[i] >= g->group_count)
 			pl->home[i] = g->group_count - 1;
 		demand[pl->home[i]]++;
@@ -444,37 +445,77 @@ static void fit_to_space(struct planner *pl, __u8 *rnd, __u64 free_blocks)
 }
 
 /*
- * A free block for an evacuee from group @grp: outside the tail zones
- * first, from @grp onwards, so evacuated data stays near where it was and
- * out of the way of later, larger metaclusters; then inside the zones.
- * pl->cursor[] remembers how far each group's search has got, so the
- * whole evacuation is one forward sweep per group.
+ * Groups whose region (pass 0: outside the tail zone, pass 1: the zone)
+ * has no free block left are skipped through pl->next_live[], with path
+ * compression, so a nearly full volume does not cost a walk over every
+ * group per evacuee.
+ */
+static __u32 next_live(struct planner *pl, int pass, __u32 h)
+{
+	__u32 G = pl->g->group_count;
+	__u32 *cur = pl->cursor + pass * G, *nxt = pl->next_live + pass * G;
+	__u32 r = h;
+
+	while (r < G && cur[r] == NO_SLOT)
+		r = nxt[r];
+	while (h < G && cur[h] == NO_SLOT && nxt[h] != r) {
+		__u32 t = nxt[h];
+
+		nxt[h] = r;
+		h = t;
+	}
+	return r;
+}
+
+/* Try group @h's region for @pass; on failure mark it exhausted. */
+static int region_alloc(struct planner *pl, int pass, __u32 h, blk64_t *out)
+{
+	const struct mp_geom *g = pl->g;
+	__u32 *cur = pl->cursor + pass * g->group_count;
+	blk64_t first = mp_group_first(g, h), start, end;
+
+	if (cur[h] == NO_SLOT)
+		return ENOSPC;
+	start = pass ? mp_zone_first(g, h) : first;
+	end = pass ? mp_group_last(g, h) : mp_zone_first(g, h) - 1;
+	if (start < first + cur[h])
+		start = first + cur[h];
+	if (start <= end && end >= first &&
+	    !pl->ops->find_free(pl->priv, start, end, out)) {
+		pl->ops->take(pl->priv, *out);
+		cur[h] = *out + 1 - first;
+		return 0;
+	}
+	cur[h] = NO_SLOT;
+	return ENOSPC;
+}
+
+/*
+ * A free block for an evacuee from group @grp: in @grp itself first,
+ * outside its tail zone and then inside it (data that stays in its group
+ * keeps its file's locality, and under data homing keeps the indirect
+ * blocks that map it homed where they are); then in the following
+ * groups, outside the zones before inside them.  pl->cursor[] remembers
+ * how far each group's search has got, so the whole evacuation is one
+ * forward sweep per group.
  */
 static int evac_alloc(struct planner *pl, __u32 grp, blk64_t *out)
 {
-	const struct mp_geom *g = pl->g;
-	__u32 k, h, pass;
+	__u32 G = pl->g->group_count, h;
+	int pass;
 
+	for (pass = 0; pass < 2; pass++)
+		if (!region_alloc(pl, pass, grp, out))
+			return 0;
 	for (pass = 0; pass < 2; pass++) {
-		for (k = 0; k < g->group_count; k++) {
-			__u32 *cur = pl->cursor + pass * g->group_count;
-			blk64_t start, end;
-
-			h = (grp + k) % g->group_count;
-			start = pass ? mp_zone_first(g, h) : mp_group_first(g, h);
-			end = pass ? mp_group_last(g, h) : mp_zone_first(g, h) - 1;
-			if (cur[h] == NO_SLOT || end < start)
-				continue;
-			if (start < mp_group_first(g, h) + cur[h])
-				start = mp_group_first(g, h) + cur[h];
-			if (start <= end &&
-			    !pl->ops->find_free(pl->priv, start, end, out)) {
-				pl->ops->take(pl->priv, *out);
-				cur[h] = *out + 1 - mp_group_first(g, h);
+		for (h = next_live(pl, pass, grp + 1); h < G;
+		     h = next_live(pl, pass, h + 1))
+			if (!region_alloc(pl, pass, h, out))
 				return 0;
-			}
-			cur[h] = NO_SLOT;
-		}
+		for (h = next_live(pl, pass, 0); h < grp;
+		     h = next_live(pl, pass, h + 1))
+			if (!region_alloc(pl, pass, h, out))
+				return 0;
 	}
 	return ENOSPC;
 }
@@ -599,12 +640,13 @@ static errcode_t planner_init(struct planner *pl)
 	if (!err)
 		err = ext2fs_get_arrayzero(2 * pl->g->group_count,
 					   sizeof(__u32), &pl->cursor);
+	if (!err)
+		err = ext2fs_get_array(2 * pl->g->group_count, sizeof(__u32),
+				       &pl->next_live);
 	if (err)
 		return err;
-	for (i = 0; i < pl->nrec; i++) {
+	for (i = 0; i < pl->nrec; i++)
 		pl->byblk[i] = i;
-		pl->rec[i].dest = 0;
-	}
 	sort_rec = pl->rec;
 	qsort(pl->byblk, pl->nrec, sizeof(__u32), cmp_byblk);
 	qsort(pl->ext, pl->next, sizeof(*pl->ext), cmp_ext);
@@ -618,7 +660,76 @@ static void planner_free(struct planner *pl)
 	ext2fs_free_mem(&pl->byblk);
 	ext2fs_free_mem(&pl->owner);
 	ext2fs_free_mem(&pl->cursor);
+	ext2fs_free_mem(&pl->next_live);
 }
+
+/* One complete plan from the records' current homes. */
+static errcode_t plan_once(struct planner *pl, __u8 *rnd)
+{
+	struct mp_plan *p = pl->p;
+	const struct mp_geom *g = pl->g;
+	__u32 *demand = NULL, i;
+	errcode_t err;
+
+	mp_plan_free(p);
+	memset(p, 0, sizeof(*p));
+	p->g = *g;
+	p->homing = pl->homing;
+	for (i = 0; i < pl->nrec; i++)
+		pl->rec[i].dest = 0;
+	memset(rnd, 0, pl->nrec + 1);
+	memset(pl->cursor, 0, 2 * g->group_count * sizeof(__u32));
+	for (i = 0; i < 2 * g->group_count; i++)
+		pl->next_live[i] = i % g->group_count + 1;
+	ext2fs_free_mem(&pl->owner);
+	err = ext2fs_get_arrayzero(g->group_count, sizeof(*demand), &demand);
+	if (!err)
+		err = homes_and_order(pl, demand);
+	if (!err)
+		err = build_geometry(pl, demand);
+	if (!err)
+		err = ext2fs_get_arrayzero(p->nslot + 1, sizeof(__u32),
+					   &pl->owner);
+	ext2fs_free_mem(&demand);
+	if (err)
+		return err;
+	assign_runs(pl);
+	fit_to_space(pl, rnd, g->free_blocks);
+	evac_needed(pl, rnd);
+	return emit_moves(pl, rnd);
+}
+
+/*
+ * Data homing homes an indirect block by where its first data block is;
+ * when the plan evacuates that block into another group, home it there
+ * and plan again, so that the next run finds every block at home.
+ * Returns how many records changed home.
+ */
+static __u32 rehome(struct planner *pl)
+{
+	const struct mp_plan *p = pl->p;
+	__u32 i, k, changed = 0;
+
+	for (i = 0; i < p->nmv[0]; i++) {
+		const struct mp_move *m = &p->mv[0][i];
+		const struct data_ext *e;
+		__u32 grp = mp_group_of(pl->g, m->to);
+
+		if (m->kind != MV_DATA)
+			continue;
+		e = ext_at(pl, m->from);
+		if (!e || e->start != m->from)
+			continue;
+		for (k = e->anchor; k < e->anchor + e->nanchor; k++)
+			if (pl->rec[k].data_group != grp) {
+				pl->rec[k].data_group = grp;
+				changed++;
+			}
+	}
+	return changed;
+}
+
+#define REHOME_ROUNDS	4
 
 errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
 			enum e3mp_homing homing, struct ind_rec *rec,
@@ -627,37 +738,24 @@ errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
 {
 	struct planner pl = { .p = p, .g = g, .rec = rec, .nrec = nrec,
 			      .ext = ext, .next = next, .ops = ops,
-			      .priv = priv };
-	__u32 *demand = NULL;
+			      .priv = priv, .homing = homing };
 	__u8 *rnd = NULL;
 	errcode_t err;
+	int round;
 
 	memset(p, 0, sizeof(*p));
-	p->g = *g;
-	p->homing = homing;
 	err = planner_init(&pl);
 	if (!err)
-		err = ext2fs_get_arrayzero(g->group_count, sizeof(*demand),
-					   &demand);
-	if (!err)
-		err = homes_and_order(&pl, demand);
-	if (!err)
-		err = build_geometry(&pl, demand);
-	if (!err)
-		err = ext2fs_get_arrayzero(p->nslot + 1, sizeof(__u32),
-					   &pl.owner);
-	if (!err)
 		err = ext2fs_get_arrayzero(nrec + 1, 1, &rnd);
-	if (err)
-		goto out;
-	assign_runs(&pl);
-	fit_to_space(&pl, rnd, g->free_blocks);
-	evac_needed(&pl, rnd);
-	err = emit_moves(&pl, rnd);
+	for (round = 0; !err; round++) {
+		err = plan_once(&pl, rnd);
+		if (err || homing != E3MP_HOME_DATA || !ops->reset ||
+		    round + 1 == REHOME_ROUNDS || !rehome(&pl))
+			break;
+		err = ops->reset(priv);
+	}
 	if (!err)
 		count_figures(&pl);
-out:
-	ext2fs_free_mem(&demand);
 	ext2fs_free_mem(&rnd);
 	planner_free(&pl);
 	if (err)

@@ -28,11 +28,17 @@ struct ind_rec {
 	__u8		flags;		/* REC_* */
 };
 
-/* A run of a file's data blocks inside some group's tail zone. */
+/*
+ * A run of a file's data blocks inside some group's tail zone.  When its
+ * first block is the first data block under some indirect blocks (which
+ * data homing homes by it), those are rec[anchor .. anchor + nanchor).
+ */
 struct data_ext {
 	blk64_t		start;
 	__u32		len;
 	__u32		ino;
+	__u32		anchor;
+	__u32		nanchor;
 };
 
 #define MV_IND		1	/* indirect block into the metacluster */
@@ -61,13 +67,16 @@ struct mp_geom {
 /*
  * The planner's view of the block bitmap.  in_use() answers for the
  * volume as it is on disk; find_free() and take() work on a private
- * copy in which the planner reserves the blocks it hands out.
+ * copy in which the planner reserves the blocks it hands out.  reset()
+ * starts that copy afresh, for data homing's second plan.
  */
 struct mp_space_ops {
 	int	(*in_use)(void *priv, blk64_t blk);
 	int	(*find_free)(void *priv, blk64_t start, blk64_t end,
 			     blk64_t *out);
 	void	(*take)(void *priv, blk64_t blk);
+	/* forget every take(); optional (NULL: plans are not iterated) */
+	errcode_t (*reset)(void *priv);
 };
 
 struct mp_figures {

@@ -97,12 +97,14 @@ static errcode_t record_data(struct scan_ctx *sc, blk64_t blk)
 	struct data_ext *e = mp->next ? &mp->ext[mp->next - 1] : NULL;
 	errcode_t err;
 
+	__u32 anchor = sc->pending, nanchor = mp->nrec - sc->pending;
+
 	for (; sc->pending < mp->nrec; sc->pending++)
 		mp->rec[sc->pending].data_group = grp;
 	mp->st.data_blocks++;
 	if (!sc->record_data || blk < mp_zone_first(&sc->g, grp))
 		return 0;
-	if (e && e->ino == sc->ino && e->start + e->len == blk &&
+	if (!nanchor && e && e->ino == sc->ino && e->start + e->len == blk &&
 	    e->len < 0xFFFFFFFFU) {
 		e->len++;
 		return 0;
@@ -114,6 +116,8 @@ static errcode_t record_data(struct scan_ctx *sc, blk64_t blk)
 	e->start = blk;
 	e->len = 1;
 	e->ino = sc->ino;
+	e->anchor = anchor;
+	e->nanchor = nanchor;
 	return 0;
 }
 

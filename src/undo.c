@@ -59,10 +59,22 @@ errcode_t undo_setup(struct e3mp *mp, io_manager *io)
 		err = default_undo_path(mp, &mp->undo_path);
 	if (err || !mp->undo_path)
 		return err;
+	mp->undo_created = access(mp->undo_path, F_OK) != 0;
 	err = set_undo_io_backing_manager(*io);
 	if (!err)
 		err = set_undo_io_backup_file(mp->undo_path);
 	if (!err)
 		*io = undo_io_manager;
 	return err;
+}
+
+/*
+ * A run that wrote nothing leaves only an empty undo header behind, which
+ * e2undo rejects; remove the file if this run created it.  A file that
+ * was there before belongs to an earlier run and is kept.
+ */
+void undo_discard_unused(struct e3mp *mp)
+{
+	if (mp->undo_path && mp->undo_created && !mp->writes_started)
+		unlink(mp->undo_path);
 }
