@@ -18,7 +18,7 @@
 
 #define MC_MAX_DEFAULT	12
 
-enum { OPT_JSON = 256, OPT_HOME, OPT_MC_MAX };
+enum { OPT_JSON = 256, OPT_HOME, OPT_MC_MAX, OPT_PARTITION };
 
 static const struct option long_opts[] = {
 	{ "dry-run",	no_argument,		NULL, 'n' },
@@ -30,6 +30,7 @@ static const struct option long_opts[] = {
 	{ "json",	no_argument,		NULL, OPT_JSON },
 	{ "home",	required_argument,	NULL, OPT_HOME },
 	{ "mc-max",	required_argument,	NULL, OPT_MC_MAX },
+	{ "partition",	required_argument,	NULL, OPT_PARTITION },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL,		0,			NULL, 0 }
@@ -39,11 +40,13 @@ void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: e3metapack [-fnpv] [-z undo_file] [-d debug_flags] [--json]\n"
-"                  [--home=inode|data] [--mc-max=percent] [-V] [-h] device\n"
+"                  [--home=inode|data] [--mc-max=percent] [--partition=N]\n"
+"                  [-V] [-h] device\n"
 "\n"
 "Move every indirect block of an unmounted ext2/ext3 volume into the\n"
 "metacluster at the tail of its block group, so e2fsck reads them in\n"
-"a few short sweeps.  device may be LABEL=label or UUID=uuid.\n"
+"a few short sweeps.  device may be LABEL=label or UUID=uuid, or a\n"
+"whole-disk image whose ext2/3/4 partitions are then processed in turn.\n"
 "\n"
 "  -n, --dry-run       change nothing; report what would move\n"
 "  -f, --force         run although not checked since the last mount\n"
@@ -54,6 +57,7 @@ void usage(FILE *f)
 "      --json          print the report as one JSON object\n"
 "      --home=RULE     inode (default) or data: which group's metacluster\n"
 "      --mc-max=PCT    metacluster at most PCT%% (1-50) of a group (default %d)\n"
+"      --partition=N   of a whole-disk image, process partition N only\n"
 "  -V, --version       print the version and exit\n"
 "  -h, --help          print this help and exit\n", MC_MAX_DEFAULT);
 }
@@ -100,6 +104,11 @@ static errcode_t parse_one(int c, struct e3mp_options *opt)
 			opt->homing = E3MP_HOME_DATA;
 		else
 			return opt->bad = "--home", EINVAL;
+		break;
+	case OPT_PARTITION:
+		if (parse_number(optarg, 4096, &v) || v == 0)
+			return opt->bad = "--partition", EINVAL;
+		opt->partition = v;
 		break;
 	case OPT_MC_MAX:
 		if (parse_number(optarg, 50, &v) || v == 0)

@@ -57,6 +57,7 @@ struct e3mp_options {
 	const char	*spec;		/* DEVICE as given */
 	int		help;		/* -h */
 	int		version;	/* -V */
+	int		partition;	/* --partition N; 0: all */
 	const char	*bad;		/* what parse_args() rejected */
 };
 
@@ -73,9 +74,20 @@ struct e3mp_stats {
 	__u64	data_blocks;		/* data blocks of scanned files */
 };
 
+/* One entry of a whole-disk image's partition table (partition.c). */
+struct e3mp_part {
+	int		partno;
+	int		extended;	/* a container of logical partitions */
+	__u64		offset;		/* bytes from the start of the device */
+	__u64		size;		/* bytes */
+	char		type[16];	/* filesystem type by libblkid, or "" */
+	errcode_t	refusal;	/* E3MP_PART_*, or 0 */
+};
+
 struct e3mp {
 	struct e3mp_options	opt;
 	const char		*device;	/* resolved path */
+	const struct e3mp_part	*part;		/* partition, or NULL */
 	ext2_filsys		fs;
 	char			*undo_path;	/* undo file in use, or NULL */
 	int			undo_created;	/* it did not exist before */
@@ -114,10 +126,15 @@ void usage(FILE *f);
 void print_version(void);
 
 /* open.c: resolve DEVICE, probe it, check it is safe, open it */
-errcode_t resolve_device(struct e3mp *mp);
+errcode_t resolve_device(const char *spec, const char **device);
 errcode_t check_device(struct e3mp *mp);
 errcode_t open_volume(struct e3mp *mp);
 errcode_t check_volume(struct e3mp *mp);
+
+/* partition.c */
+errcode_t partitions_probe(const char *dev, struct e3mp_part **parts,
+			   int *nparts, __u64 *dev_size);
+const char *partition_skip_reason(const struct e3mp_part *p);
 
 /* undo.c */
 errcode_t undo_setup(struct e3mp *mp, io_manager *io);
@@ -147,6 +164,7 @@ void progress_attach(struct e3mp *mp);
 void progress_done(struct e3mp *mp);
 
 /* report.c */
+const char *volume_label(const struct e3mp *mp);
 void report_print(struct e3mp *mp, FILE *f, const char *status,
 		  int exit_code);
 void report_debug_moves(struct e3mp *mp, FILE *f);

@@ -43,6 +43,31 @@ static void catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* What to hand e2fsck: libext2fs reads "?offset=" after the name. */
+static const char *fsck_name(struct e3mp *mp)
+{
+	static char buf[4096];
+
+	if (!mp->part)
+		return mp->device ? mp->device : mp->opt.spec;
+	snprintf(buf, sizeof(buf), "%s?offset=%llu", mp->device,
+		 (unsigned long long) mp->part->offset);
+	return buf;
+}
+
+static void json_failure(struct e3mp *mp, const char *status,
+			 const char *why, int code)
+{
+	if (!mp->opt.json)
+		return;
+	printf("{\"device\":\"%s\",", mp->device ? mp->device : "");
+	if (mp->part)
+		printf("\"partition\":%d,\"offset\":%llu,", mp->part->partno,
+		       (unsigned long long) mp->part->offset);
+	printf("\"status\":\"%s\",\"reason\":\"%s\",\"exit_code\":%d}\n",
+	       status, why, code);
+}
+
 static int is_refusal(errcode_t err)
 {
 	return err >= E3MP_NOT_EXT && err < E3MP_LAST_REFUSAL;
@@ -57,9 +82,7 @@ static int needs_fsck(errcode_t err)
 
 static void print_refusal(struct e3mp *mp, errcode_t err)
 {
-	const char *dev = mp->device ? mp->device : mp->opt.spec;
-
-	fprintf(stderr, "%s: %s: ", program_name, dev);
+	fprintf(stderr, "%s: %s: ", program_name, volume_label(mp));
 	if (err >= E3MP_BAD_POINTER && err <= E3MP_DUP_BLOCK)
 		fprintf(stderr, "inode %u, block %llu: ", mp->err_ino,
 			(unsigned long long) mp->err_blk);
@@ -69,8 +92,10 @@ static void print_refusal(struct e3mp *mp, errcode_t err)
 	if (err == E3MP_UNSUPP_FEATURE)
 		fprintf(stderr, ": %s", mp->err_what);
 	if (needs_fsck(err))
-		fprintf(stderr, ". Please run 'e2fsck -f %s' first.", dev);
+		fprintf(stderr, ". Please run 'e2fsck -f %s' first.",
+			fsck_name(mp));
 	fputc('\n', stderr);
+	json_failure(mp, "refused", error_message(err), E3MP_EXIT_REFUSED);
 }
 
 static void print_undo_hint(struct e3mp *mp)
@@ -87,7 +112,8 @@ static void print_undo_hint(struct e3mp *mp)
 /* Print what went wrong; return the exit code that says so. */
 static int fail(struct e3mp *mp, errcode_t err, const char *doing)
 {
-	const char *dev = mp->device ? mp->device : mp->opt.spec;
+	const char *dev = volume_label(mp);
+	int code;
 
 	if (is_refusal(err)) {
 		print_refusal(mp, err);
@@ -96,6 +122,8 @@ static int fail(struct e3mp *mp, errcode_t err, const char *doing)
 	if (err == E3MP_INTERRUPTED && !mp->writes_started) {
 		fprintf(stderr, "%s: %s: interrupted; nothing was written\n",
 			program_name, dev);
+		json_failure(mp, "interrupted", "interrupted",
+			     E3MP_EXIT_INTERRUPTED);
 		return E3MP_EXIT_INTERRUPTED;
 	}
 	if (mp->err_what && (err < E3MP_NOT_EXT || err > E3MP_POINTER_LOST))
@@ -103,10 +131,11 @@ static int fail(struct e3mp *mp, errcode_t err, const char *doing)
 			mp->err_what, (unsigned long long) mp->err_blk, dev);
 	else
 		com_err(program_name, err, "while %s %s", doing, dev);
-	if (!mp->writes_started)
-		return E3MP_EXIT_ERROR;
-	print_undo_hint(mp);
-	return E3MP_EXIT_PARTIAL;
+	code = mp->writes_started ? E3MP_EXIT_PARTIAL : E3MP_EXIT_ERROR;
+	if (mp->writes_started)
+		print_undo_hint(mp);
+	json_failure(mp, "failed", error_message(err), code);
+	return code;
 }
 
 static void print_warnings(struct e3mp *mp)
@@ -115,7 +144,7 @@ static void print_warnings(struct e3mp *mp)
 
 	for (i = 0; i < mp->nwarn; i++)
 		fprintf(stderr, "%s: %s: warning: %s; the report may be "
-			"inaccurate\n", program_name, mp->device,
+			"inaccurate\n", program_name, volume_label(mp),
 			error_message(mp->warn[i]));
 }
 
@@ -140,9 +169,7 @@ static int prepare(struct e3mp *mp)
 {
 	errcode_t err;
 
-	err = resolve_device(mp);
-	if (!err)
-		err = check_device(mp);
+	err = check_device(mp);
 	if (err)
 		return fail(mp, err, "opening");
 	err = open_volume(mp);
@@ -194,40 +221,28 @@ static int finish(struct e3mp *mp, const char *status, int code)
 		report_print(mp, f, status, code);
 	if (!mp->opt.json && code == E3MP_EXIT_NOTHING)
 		printf("%s: nothing to do: every indirect block is in its "
-		       "metacluster or has no room there\n", mp->device);
+		       "metacluster or has no room there\n", volume_label(mp));
 	return code;
 }
 
-int main(int argc, char **argv)
+/* The whole pipeline on one filesystem; returns its exit code. */
+static int run_volume(const struct e3mp_options *opt, const char *device,
+		      const struct e3mp_part *part)
 {
 	struct e3mp mp;
 	errcode_t err;
-	int code;
+	int code, moves;
 
 	memset(&mp, 0, sizeof(mp));
-	add_error_table(&et_ext2_error_table);
-	add_error_table(&et_e3mp_error_table);
-	if (parse_args(argc, argv, &mp.opt)) {
-		if (mp.opt.bad)
-			fprintf(stderr, "%s: invalid %s\n", program_name,
-				mp.opt.bad);
-		usage(stderr);
-		exit(E3MP_EXIT_USAGE);
-	}
-	if (mp.opt.help || mp.opt.version) {
-		if (mp.opt.help)
-			usage(stdout);
-		else
-			print_version();
-		exit(E3MP_EXIT_CHANGED);
-	}
-	catch_signals();
+	mp.opt = *opt;
+	mp.device = device;
+	mp.part = part;
 	code = prepare(&mp);
 	if (code)
 		goto out;
-	if (mp.opt.dry_run || !(mp.plan.nmv[0] + mp.plan.nmv[1])) {
-		code = mp.plan.nmv[0] + mp.plan.nmv[1] ?
-			E3MP_EXIT_CHANGED : E3MP_EXIT_NOTHING;
+	moves = mp.plan.nmv[0] + mp.plan.nmv[1];
+	if (mp.opt.dry_run || !moves) {
+		code = moves ? E3MP_EXIT_CHANGED : E3MP_EXIT_NOTHING;
 		code = finish(&mp, code ? "nothing_to_do" : "would_change",
 			      code);
 		goto out;
@@ -235,8 +250,10 @@ int main(int argc, char **argv)
 	err = repack(&mp);
 	if (err == E3MP_INTERRUPTED) {
 		fprintf(stderr, "%s: %s: interrupted after the first round\n",
-			program_name, mp.device);
+			program_name, volume_label(&mp));
 		print_undo_hint(&mp);
+		json_failure(&mp, "interrupted", "interrupted",
+			     E3MP_EXIT_INTERRUPTED);
 		code = E3MP_EXIT_INTERRUPTED;
 	} else if (err)
 		code = fail(&mp, err, "repacking");
@@ -245,5 +262,91 @@ int main(int argc, char **argv)
 out:
 	volume_close(&mp);
 	undo_discard_unused(&mp);
+	return code;
+}
+
+/* Of two partitions' exit codes, the one that tells more. */
+static int worse(int a, int b)
+{
+	static const int rank[] = { [E3MP_EXIT_NOTHING] = 0,
+		[E3MP_EXIT_CHANGED] = 1, [E3MP_EXIT_REFUSED] = 2,
+		[E3MP_EXIT_ERROR] = 3, [E3MP_EXIT_PARTIAL] = 4,
+		[E3MP_EXIT_INTERRUPTED] = 5 };
+
+	if (a < 0)
+		return b;
+	return rank[b] > rank[a] ? b : a;
+}
+
+/* A whole-disk image: each ext2/3/4 partition in turn. */
+static int run_partitions(const struct e3mp_options *opt, const char *dev,
+			  const struct e3mp_part *p, int n)
+{
+	struct e3mp shown = { .opt = *opt, .device = dev };
+	int i, code = -1;
+
+	for (i = 0; i < n && !e3mp_stop; i++) {
+		const char *skip = partition_skip_reason(&p[i]);
+
+		if (opt->partition && p[i].partno != opt->partition)
+			continue;
+		shown.part = &p[i];
+		if (p[i].refusal)
+			code = worse(code, fail(&shown, p[i].refusal, ""));
+		else if (skip) {
+			if (!opt->json)
+				printf("%s: skipped (%s%s%s)\n",
+				       volume_label(&shown), skip,
+				       p[i].type[0] ? ": " : "", p[i].type);
+			json_failure(&shown, "skipped", skip, 0);
+		} else
+			code = worse(code, run_volume(opt, dev, &p[i]));
+	}
+	if (code < 0) {
+		shown.part = NULL;
+		code = fail(&shown, E3MP_NO_EXT_PARTITION, "");
+	}
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	struct e3mp_options opt;
+	struct e3mp_part *parts = NULL;
+	const char *device = NULL;
+	__u64 size = 0;
+	int nparts = 0, code;
+	errcode_t err;
+
+	add_error_table(&et_ext2_error_table);
+	add_error_table(&et_e3mp_error_table);
+	if (parse_args(argc, argv, &opt)) {
+		if (opt.bad)
+			fprintf(stderr, "%s: invalid %s\n", program_name,
+				opt.bad);
+		usage(stderr);
+		exit(E3MP_EXIT_USAGE);
+	}
+	if (opt.help || opt.version) {
+		if (opt.help)
+			usage(stdout);
+		else
+			print_version();
+		exit(E3MP_EXIT_CHANGED);
+	}
+	catch_signals();
+	err = resolve_device(opt.spec, &device);
+	if (!err)
+		err = partitions_probe(device, &parts, &nparts, &size);
+	if (err) {
+		struct e3mp shown = { .opt = opt, .device = device };
+
+		exit(fail(&shown, err, "opening"));
+	}
+	if (nparts)
+		code = run_partitions(&opt, device, parts, nparts);
+	else
+		code = run_volume(&opt, device, NULL);
+	ext2fs_free_mem(&parts);
 	return code;
 }

@@ -6,43 +6,50 @@
  * dry run reads and never writes.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <blkid/blkid.h>
 
 #include "e3metapack.h"
 
-errcode_t resolve_device(struct e3mp *mp)
+errcode_t resolve_device(const char *spec, const char **device)
 {
-	const char *spec = mp->opt.spec;
 	char *dev;
 
 	if (strncmp(spec, "LABEL=", 6) && strncmp(spec, "UUID=", 5)) {
-		mp->device = spec;
+		*device = spec;
 		return 0;
 	}
 	dev = blkid_evaluate_tag(spec, NULL, NULL);
 	if (!dev)
 		return E3MP_NO_DEVICE;
-	mp->device = dev;	/* freed at exit */
+	*device = dev;	/* freed at exit */
 	return 0;
 }
 
 /* libblkid must agree that this is an ext2/3/4 filesystem. */
 static errcode_t probe_type(struct e3mp *mp)
 {
-	blkid_probe pr;
+	blkid_probe pr = NULL;
 	const char *type = NULL;
 	errcode_t err = E3MP_NOT_EXT;
-	int rc;
+	int fd;
 
-	pr = blkid_new_probe_from_filename(mp->device);
-	if (!pr)
-		return errno ? errno : ENODEV;
+	fd = open(mp->device, O_RDONLY);
+	if (fd < 0)
+		return errno;
+	pr = blkid_new_probe();
+	if (!pr || blkid_probe_set_device(pr, fd,
+			mp->part ? mp->part->offset : 0,
+			mp->part ? mp->part->size : 0)) {
+		err = ENOMEM;
+		goto out;
+	}
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
-	rc = blkid_do_safeprobe(pr);
-	if (rc == 0 &&
+	if (!blkid_do_safeprobe(pr) &&
 	    !blkid_probe_lookup_value(pr, "TYPE", &type, NULL)) {
 		if (!strcmp(type, "ext2") || !strcmp(type, "ext3") ||
 		    !strcmp(type, "ext4") || !strcmp(type, "ext4dev"))
@@ -50,7 +57,10 @@ static errcode_t probe_type(struct e3mp *mp)
 		else if (!strcmp(type, "jbd"))
 			err = E3MP_JOURNAL_DEV;
 	}
-	blkid_free_probe(pr);
+out:
+	if (pr)
+		blkid_free_probe(pr);
+	close(fd);
 	return err;
 }
 
@@ -84,6 +94,7 @@ errcode_t open_volume(struct e3mp *mp)
 {
 	io_manager io = unix_io_manager;
 	int flags = EXT2_FLAG_64BITS;
+	char io_opts[32];
 	errcode_t err;
 
 	if (!mp->opt.dry_run) {
@@ -92,12 +103,24 @@ errcode_t open_volume(struct e3mp *mp)
 		if (err)
 			return err;
 	}
-	err = ext2fs_open2(mp->device, NULL, flags, 0, 0, io, &mp->fs);
+	if (mp->part)
+		snprintf(io_opts, sizeof(io_opts), "offset=%llu",
+			 (unsigned long long) mp->part->offset);
+	err = ext2fs_open2(mp->device, mp->part ? io_opts : NULL, flags, 0, 0,
+			   io, &mp->fs);
 	if (err == EXT2_ET_UNDO_FILE_WRONG)
 		return E3MP_UNDO_WRONG;
 	if (err)
 		return err;
 	mp->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
+	/*
+	 * Without orig_super, ext2fs_flush() writes the primary superblock
+	 * as a whole block instead of byte ranges.  libext2fs 1.47's undo
+	 * manager adds a partition offset twice on the byte-range path and
+	 * so saves the wrong old superblock; the block path is right.
+	 */
+	if (mp->undo_path && mp->part)
+		ext2fs_free_mem(&mp->fs->orig_super);
 	return 0;
 }
 

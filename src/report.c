@@ -8,6 +8,18 @@
 
 #include "e3metapack.h"
 
+/* "DEVICE", or "DEVICE partition N" inside a whole-disk image. */
+const char *volume_label(const struct e3mp *mp)
+{
+	static char buf[4096];
+	const char *dev = mp->device ? mp->device : mp->opt.spec;
+
+	if (!mp->part)
+		return dev;
+	snprintf(buf, sizeof(buf), "%s partition %d", dev, mp->part->partno);
+	return buf;
+}
+
 static const char *homing_name(enum e3mp_homing h)
 {
 	return h == E3MP_HOME_DATA ? "data" : "inode";
@@ -52,6 +64,10 @@ static void report_json(struct e3mp *mp, FILE *f, const char *status,
 
 	fputs("{\"device\":", f);
 	json_string(f, mp->device ? mp->device : mp->opt.spec);
+	if (mp->part)
+		fprintf(f, ",\"partition\":%d,\"offset\":%llu",
+			mp->part->partno,
+			(unsigned long long) mp->part->offset);
 	fprintf(f, ",\"block_size\":%u,\"groups\":%u,\"homing\":\"%s\","
 		"\"mc_max_pct\":%u,\"dry_run\":%s,",
 		mp->fs ? mp->fs->blocksize : 0, mp->geom.group_count,
@@ -108,7 +124,7 @@ static void report_text(struct e3mp *mp, FILE *f)
 	const char *verb = mp->opt.dry_run ? "would move" : "moved";
 
 	fprintf(f, "%s: %u-byte blocks, %u groups, %s homing, "
-		"metacluster at most %u%% of a group\n", mp->device,
+		"metacluster at most %u%% of a group\n", volume_label(mp),
 		mp->fs->blocksize, mp->geom.group_count,
 		homing_name(mp->opt.homing), mp->opt.mc_max_pct);
 	fprintf(f, "Inodes: %llu in use, %llu block-mapped, "

@@ -18,11 +18,34 @@
 
 #define UNDO_DIR_DEFAULT	"/var/lib/e2fsprogs"
 
+/*
+ * @name, or for a partition of a whole-disk image @name with "-pN" put
+ * before its ".e2undo" suffix (or at its end), so each partition's run
+ * has an undo file of its own.
+ */
+static errcode_t undo_name(struct e3mp *mp, const char *dir,
+			   const char *name, char **path)
+{
+	size_t len = strlen(name), suffix = strlen(".e2undo");
+	char part[16] = "";
+	errcode_t err;
+
+	if (mp->part && !mp->opt.partition)
+		snprintf(part, sizeof(part), "-p%d", mp->part->partno);
+	if (len < suffix || strcmp(name + len - suffix, ".e2undo"))
+		suffix = 0;
+	err = ext2fs_get_mem(strlen(dir) + len + sizeof(part) + 2, path);
+	if (!err)
+		sprintf(*path, "%s%s%.*s%s%s", dir, *dir ? "/" : "",
+			(int) (len - suffix), name, part, name + len - suffix);
+	return err;
+}
+
 /* Where the undo file goes when -z is not given. */
 static errcode_t default_undo_path(struct e3mp *mp, char **path)
 {
 	const char *dir = getenv("E2FSPROGS_UNDO_DIR");
-	char *tmp, *base;
+	char *tmp, *base, *name;
 	errcode_t err;
 
 	if (!dir)
@@ -37,9 +60,12 @@ static errcode_t default_undo_path(struct e3mp *mp, char **path)
 	if (!tmp)
 		return ENOMEM;
 	base = basename(tmp);
-	err = ext2fs_get_mem(strlen(dir) + strlen(base) + 32, path);
-	if (!err)
-		sprintf(*path, "%s/e3metapack-%s.e2undo", dir, base);
+	err = ext2fs_get_mem(strlen(base) + 32, &name);
+	if (!err) {
+		sprintf(name, "e3metapack-%s.e2undo", base);
+		err = undo_name(mp, dir, name, path);
+		ext2fs_free_mem(&name);
+	}
 	free(tmp);
 	return err;
 }
@@ -51,11 +77,9 @@ errcode_t undo_setup(struct e3mp *mp, io_manager *io)
 
 	if (file && !strcmp(file, "none"))
 		return 0;
-	if (file) {
-		err = ext2fs_get_mem(strlen(file) + 1, &mp->undo_path);
-		if (!err)
-			strcpy(mp->undo_path, file);
-	} else
+	if (file)
+		err = undo_name(mp, "", file, &mp->undo_path);
+	else
 		err = default_undo_path(mp, &mp->undo_path);
 	if (err || !mp->undo_path)
 		return err;
