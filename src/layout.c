@@ -47,20 +47,10 @@ static void sp_take(void *priv, blk64_t blk)
 	ext2fs_fast_mark_block_bitmap2(sp->work, blk);
 }
 
-static errcode_t sp_reset(void *priv)
-{
-	struct space *sp = priv;
-
-	ext2fs_free_block_bitmap(sp->work);
-	sp->work = NULL;
-	return ext2fs_copy_bitmap(sp->fs->block_map, &sp->work);
-}
-
 static const struct mp_space_ops space_ops = {
 	.in_use = sp_in_use,
 	.find_free = sp_find_free,
 	.take = sp_take,
-	.reset = sp_reset,
 };
 
 /* Free blocks by the bitmap itself; the summary counts may be stale. */
@@ -93,8 +83,7 @@ errcode_t layout_plan(struct e3mp *mp)
 		return err;
 	err = mp_plan_build(p, &mp->geom, mp->opt.homing, mp->rec, mp->nrec,
 			    mp->ext, mp->next, &space_ops, &sp);
-	if (sp.work)
-		ext2fs_free_block_bitmap(sp.work);
+	ext2fs_free_block_bitmap(sp.work);
 	if (!err)
 		err = mp_estimate(&mp->geom, mp->rec, mp->nrec, 0, &p->before);
 	if (!err)

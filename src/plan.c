@@ -9,14 +9,12 @@
  * to end in group order, the MCs form one "slot space" (p->slot[]).
  *
  * size[g] is the number of indirect blocks homed in g plus what the
- * previous group could not take (carry), capped by the zone.  Runs of
- * indirect blocks (a file, or under data homing a file's blocks homed in
- * one group) are laid out in processing order: a run already inside the
- * slot space, in ascending slot order, at or after its home MC stays put;
- * every other run takes the first window of free slots at or after its
- * home MC.  Since nothing that stays is ever displaced, a second plan over
- * the result moves nothing, and after new writes only new or displaced
- * runs move.
+ * previous group could not take (carry), capped by the zone.  Runs
+ * already laid out so stay put; the others fill the free slots in
+ * processing order (a file's blocks in pre-order, files in inode order;
+ * under data homing by home group first) from their home MC on.  Since
+ * nothing that stays is ever displaced, a second plan over the result
+ * moves nothing, and after new writes only what is new moves.
  *
  * Moves come in two rounds, because a destination may only be written
  * while nothing on disk refers to it: round 1 takes destinations that
@@ -160,11 +158,24 @@ static __u32 slot_index(const struct mp_plan *p, blk64_t blk)
 	return NO_SLOT;
 }
 
+/*
+ * Free blocks and blocks of movable files can be MC slots.  Under data
+ * homing, the first data block under an indirect block is its anchor: it
+ * decides the block's home, so it never moves (were it evacuated into
+ * another group, the home would move with it and the next run would move
+ * the indirect block again).
+ */
 static int eligible(struct planner *pl, blk64_t blk)
 {
-	if (!pl->ops->in_use(pl->priv, blk))
+	const struct data_ext *e;
+
+	if (!pl->ops->in_use(pl->priv, blk) || rec_at(pl, blk) != NO_SLOT)
 		return 1;
-	return rec_at(pl, blk) != NO_SLOT || ext_at(pl, blk) != NULL;
+	e = ext_at(pl, blk);
+	if (e && pl->homing == E3MP_HOME_DATA && e->nanchor &&
+	    e->start == blk)
+		return 0;
+	return e != NULL;
 }
 
 /*
@@ -260,7 +271,12 @@ static __u32 run_end(struct planner *pl, __u32 i)
 	return j;
 }
 
-/* A run stays if it already sits in slots, ascending, from its home MC. */
+/*
+ * A run (a file's records with one home) stays if it sits in slots,
+ * ascending, from its home MC on: as a plan leaves it.  A run only partly
+ * so is laid out again; since the layout is a deterministic fill around
+ * what stays, it lands where it is, so a second run still moves nothing.
+ */
 static int run_in_place(struct planner *pl, __u32 i, __u32 end)
 {
 	__u32 prev = pl->p->mc_first[pl->home[pl->order[i]]], k;
@@ -275,80 +291,57 @@ static int run_in_place(struct planner *pl, __u32 i, __u32 end)
 	return 1;
 }
 
-static void run_assign(struct planner *pl, __u32 i, __u32 end, __u32 s)
+static void place(struct planner *pl, __u32 i, __u32 s)
 {
-	for (; i < end; i++, s++) {
-		pl->owner[s] = pl->order[i] + 1;
-		pl->rec[pl->order[i]].dest = pl->p->slot[s];
-	}
-}
-
-/* First window of @n free slots at or after @from, or NO_SLOT. */
-static __u32 find_window(struct planner *pl, __u32 from, __u32 n)
-{
-	__u32 s, len = 0;
-
-	for (s = from; s < pl->p->nslot; s++) {
-		len = pl->owner[s] ? 0 : len + 1;
-		if (len == n)
-			return s + 1 - n;
-	}
-	return NO_SLOT;
+	pl->owner[s] = i + 1;
+	pl->rec[i].dest = pl->p->slot[s];
 }
 
 /*
- * Lay out every run: runs in place keep their slots, the others take the
- * first window at or after their home MC (a cursor that only moves
- * forward keeps this linear), and runs that find no window take single
- * free slots, ascending, so they still count as in place next time.
+ * Lay out every record, in processing order, into the slot space:
+ * runs in place keep their slots; the other records fill the free slots in
+ * order from their home MC on, through one cursor that only moves
+ * forward.  So a file's indirect blocks land contiguous and in logical
+ * order, files follow each other, a full MC overflows into the next
+ * ones, and no slot is left behind unused.  Records the cursor cannot
+ * place (the slot space ran out) take any slot still free, from the
+ * first on; the rest stay where they are.
  */
-static void assign_runs(struct planner *pl)
+static void assign_slots(struct planner *pl)
 {
 	const struct mp_plan *p = pl->p;
-	__u32 i, end, k, cur = 0, fcur = 0, fail_n = NO_SLOT;
+	__u32 i, k, r, end, cur = 0, any = 0;
 
 	for (i = 0; i < pl->nrec; i = end) {
 		end = run_end(pl, i);
 		if (!run_in_place(pl, i, end))
 			continue;
 		for (k = i; k < end; k++) {
-			struct ind_rec *r = &pl->rec[pl->order[k]];
-
-			pl->owner[slot_index(p, r->blk)] = pl->order[k] + 1;
-			r->dest = r->blk;
+			r = pl->order[k];
+			place(pl, r, slot_index(p, pl->rec[r].blk));
 		}
 	}
-	for (i = 0; i < pl->nrec; i = end) {
-		__u32 h = pl->home[pl->order[i]], s;
-
-		end = run_end(pl, i);
-		if (pl->rec[pl->order[i]].dest || end - i >= fail_n)
+	for (i = 0; i < pl->nrec; i++) {
+		r = pl->order[i];
+		if (pl->rec[r].dest)
 			continue;
-		if (cur < p->mc_first[h])
-			cur = p->mc_first[h];
-		s = find_window(pl, cur, end - i);
-		if (s == NO_SLOT) {
-			fail_n = end - i;
-			continue;
-		}
-		run_assign(pl, i, end, s);
-		cur = s + (end - i);
+		if (cur < p->mc_first[pl->home[r]])
+			cur = p->mc_first[pl->home[r]];
+		while (cur < p->nslot && pl->owner[cur])
+			cur++;
+		if (cur == p->nslot)
+			break;
+		place(pl, r, cur);
 	}
-	for (i = 0; i < pl->nrec; i = end) {
-		__u32 h = pl->home[pl->order[i]];
-
-		end = run_end(pl, i);
-		if (pl->rec[pl->order[i]].dest)
+	for (; i < pl->nrec; i++) {
+		r = pl->order[i];
+		if (pl->rec[r].dest)
 			continue;
-		if (fcur < p->mc_first[h])
-			fcur = p->mc_first[h];
-		for (k = i; k < end; k++) {
-			while (fcur < p->nslot && pl->owner[fcur])
-				fcur++;
-			if (fcur == p->nslot)
-				break;
-			run_assign(pl, k, k + 1, fcur);
-		}
+		while (any < p->nslot && pl->owner[any])
+			any++;
+		if (any == p->nslot)
+			break;
+		place(pl, r, any);
 	}
 	for (i = 0; i < pl->nrec; i++)
 		if (!pl->rec[i].dest)
@@ -417,29 +410,43 @@ static __u64 evac_room(struct planner *pl, __u64 free_blocks)
 	return free_blocks;
 }
 
+/* Give up the run ending just before order index @i; returns its start. */
+static __u32 drop_run_before(struct planner *pl, __u32 i, __u32 *dropped)
+{
+	__u32 last = pl->order[i - 1];
+
+	while (i > 0 && pl->rec[pl->order[i - 1]].ino == pl->rec[last].ino &&
+	       pl->home[pl->order[i - 1]] == pl->home[last]) {
+		struct ind_rec *r = &pl->rec[pl->order[--i]];
+		__u32 s;
+
+		if (!rec_moves(r))
+			continue;
+		s = slot_index(pl->p, r->dest);
+		if (s != NO_SLOT)
+			pl->owner[s] = 0;
+		r->dest = r->blk;
+		pl->p->no_space++;
+		(*dropped)++;
+	}
+	return i;
+}
+
 /*
  * Not enough free space to empty every slot: give up whole runs, last
- * placed first, until what is left fits.  Runs in place are never given
- * up; runs given up stay where they are and are reported.
+ * placed first, doubling how many each time, until what is left fits.
+ * Records in place are never given up; runs given up stay where they
+ * are and are reported.
  */
 static void fit_to_space(struct planner *pl, __u8 *rnd, __u64 free_blocks)
 {
 	__u32 i = pl->nrec, batch = 1;
 
-	while (evac_needed(pl, rnd) > evac_room(pl, free_blocks) && i > 0) {
+	while (i > 0 && evac_needed(pl, rnd) > evac_room(pl, free_blocks)) {
 		__u32 dropped = 0;
 
-		while (i > 0 && dropped < batch) {
-			struct ind_rec *r = &pl->rec[pl->order[--i]];
-
-			if (!rec_moves(r))
-				continue;
-			if (slot_index(pl->p, r->dest) != NO_SLOT)
-				pl->owner[slot_index(pl->p, r->dest)] = 0;
-			r->dest = r->blk;
-			pl->p->no_space++;
-			dropped++;
-		}
+		while (i > 0 && dropped < batch)
+			i = drop_run_before(pl, i, &dropped);
 		batch *= 2;
 	}
 }
@@ -605,12 +612,10 @@ static errcode_t emit_moves(struct planner *pl, __u8 *rnd)
 	return err;
 }
 
-/* Inside the MC, at or after the home MC: where @blk counts as packed. */
-static int in_home_mc(struct planner *pl, __u32 i, blk64_t blk)
+/* Inside a metacluster: where @blk counts as packed. */
+static int in_mc(struct planner *pl, blk64_t blk)
 {
-	__u32 s = slot_index(pl->p, blk);
-
-	return s != NO_SLOT && s >= pl->p->mc_first[pl->home[i]];
+	return slot_index(pl->p, blk) != NO_SLOT;
 }
 
 static void count_figures(struct planner *pl)
@@ -619,8 +624,8 @@ static void count_figures(struct planner *pl)
 	__u32 i;
 
 	for (i = 0; i < pl->nrec; i++) {
-		p->before.in_mc += in_home_mc(pl, i, pl->rec[i].blk);
-		if (in_home_mc(pl, i, pl->rec[i].dest))
+		p->before.in_mc += in_mc(pl, pl->rec[i].blk);
+		if (in_mc(pl, pl->rec[i].dest))
 			p->after.in_mc++;
 		else
 			p->unclustered++;
@@ -648,8 +653,10 @@ static errcode_t planner_init(struct planner *pl)
 	for (i = 0; i < pl->nrec; i++)
 		pl->byblk[i] = i;
 	sort_rec = pl->rec;
-	qsort(pl->byblk, pl->nrec, sizeof(__u32), cmp_byblk);
-	qsort(pl->ext, pl->next, sizeof(*pl->ext), cmp_ext);
+	if (pl->nrec)
+		qsort(pl->byblk, pl->nrec, sizeof(__u32), cmp_byblk);
+	if (pl->next)
+		qsort(pl->ext, pl->next, sizeof(*pl->ext), cmp_ext);
 	return 0;
 }
 
@@ -693,43 +700,11 @@ static errcode_t plan_once(struct planner *pl, __u8 *rnd)
 	ext2fs_free_mem(&demand);
 	if (err)
 		return err;
-	assign_runs(pl);
+	assign_slots(pl);
 	fit_to_space(pl, rnd, g->free_blocks);
 	evac_needed(pl, rnd);
 	return emit_moves(pl, rnd);
 }
-
-/*
- * Data homing homes an indirect block by where its first data block is;
- * when the plan evacuates that block into another group, home it there
- * and plan again, so that the next run finds every block at home.
- * Returns how many records changed home.
- */
-static __u32 rehome(struct planner *pl)
-{
-	const struct mp_plan *p = pl->p;
-	__u32 i, k, changed = 0;
-
-	for (i = 0; i < p->nmv[0]; i++) {
-		const struct mp_move *m = &p->mv[0][i];
-		const struct data_ext *e;
-		__u32 grp = mp_group_of(pl->g, m->to);
-
-		if (m->kind != MV_DATA)
-			continue;
-		e = ext_at(pl, m->from);
-		if (!e || e->start != m->from)
-			continue;
-		for (k = e->anchor; k < e->anchor + e->nanchor; k++)
-			if (pl->rec[k].data_group != grp) {
-				pl->rec[k].data_group = grp;
-				changed++;
-			}
-	}
-	return changed;
-}
-
-#define REHOME_ROUNDS	4
 
 errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
 			enum e3mp_homing homing, struct ind_rec *rec,
@@ -741,19 +716,13 @@ errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
 			      .priv = priv, .homing = homing };
 	__u8 *rnd = NULL;
 	errcode_t err;
-	int round;
 
 	memset(p, 0, sizeof(*p));
 	err = planner_init(&pl);
 	if (!err)
 		err = ext2fs_get_arrayzero(nrec + 1, 1, &rnd);
-	for (round = 0; !err; round++) {
+	if (!err)
 		err = plan_once(&pl, rnd);
-		if (err || homing != E3MP_HOME_DATA || !ops->reset ||
-		    round + 1 == REHOME_ROUNDS || !rehome(&pl))
-			break;
-		err = ops->reset(priv);
-	}
 	if (!err)
 		count_figures(&pl);
 	ext2fs_free_mem(&rnd);

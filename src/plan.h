@@ -30,8 +30,9 @@ struct ind_rec {
 
 /*
  * A run of a file's data blocks inside some group's tail zone.  When its
- * first block is the first data block under some indirect blocks (which
- * data homing homes by it), those are rec[anchor .. anchor + nanchor).
+ * first block is the first data block under some indirect blocks (their
+ * anchor, which data homing homes them by), those are
+ * rec[anchor .. anchor + nanchor); the scan starts a new run there.
  */
 struct data_ext {
 	blk64_t		start;
@@ -67,16 +68,13 @@ struct mp_geom {
 /*
  * The planner's view of the block bitmap.  in_use() answers for the
  * volume as it is on disk; find_free() and take() work on a private
- * copy in which the planner reserves the blocks it hands out.  reset()
- * starts that copy afresh, for data homing's second plan.
+ * copy in which the planner reserves the blocks it hands out.
  */
 struct mp_space_ops {
 	int	(*in_use)(void *priv, blk64_t blk);
 	int	(*find_free)(void *priv, blk64_t start, blk64_t end,
 			     blk64_t *out);
 	void	(*take)(void *priv, blk64_t blk);
-	/* forget every take(); optional (NULL: plans are not iterated) */
-	errcode_t (*reset)(void *priv);
 };
 
 struct mp_figures {
