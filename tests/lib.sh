@@ -1,0 +1,560 @@
+# lib.sh --- shared helpers for the e3metapack tests        -*- sh -*-
+#
+# Every tests/t*.sh starts with
+#
+#	. "${0%/*}/lib.sh"
+#
+# and is then mostly variables and calls of the helpers below.  Tests are
+# bash scripts run by automake's parallel harness: exit 0 pass, 77 skip,
+# anything else fail.
+#
+# Environment (all optional; the Makefile sets the first four):
+#   E3MP          the binary under test   ($top_builddir/src/e3metapack)
+#   MANIFEST      the manifest helper     ($top_builddir/tests/manifest,
+#                 else compiled into the scratch dir from manifest.c)
+#   top_srcdir, top_builddir
+#   E3MP_SLOW=1   also run the cases marked SLOW=1
+#   E3MP_CASES    only run the cases whose name matches one of these
+#                 space-separated shell patterns (e.g. 'ext3-* *tind*')
+#   E3MP_KEEP=1   keep the scratch dir even when the test passes
+#   E3MP_WRAPPER  command prefix for the tool, e.g.
+#                 'valgrind -q --error-exitcode=99 --leak-check=full'
+#   E3MP_TIMEOUT  seconds one run of the tool may take (600)
+#   E3MP_COUNT_JOURNAL=0  leave the journal inode out of the independent
+#                 indirect-block count (default: counted, see count_indirect)
+#   TMPDIR        where the scratch dir goes (/tmp)
+
+# The tests are bash scripts; a harness that runs them with sh gets them
+# run again with bash (this must stay the first command of the file).
+if [ -z "${BASH_VERSION:-}" ]; then
+	exec bash "$0" "$@"
+fi
+
+set -eEu -o pipefail
+PATH=$PATH:/usr/sbin:/sbin
+export LC_ALL=C TZ=UTC
+umask 022
+
+TEST_NAME=${0##*/}
+TEST_NAME=${TEST_NAME%.sh}
+_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+top_srcdir=${top_srcdir:-$_lib_dir/..}
+top_builddir=${top_builddir:-$top_srcdir}
+
+# ---- failure, skipping, tracing ------------------------------------
+
+_lib_where() {
+	local i=${1:-1} frame line func file
+	while frame=$(caller "$i"); do
+		read -r line func file <<<"$frame"
+		echo "    at ${file##*/}:$line${func:+ ($func)}" >&2
+		i=$((i + 1))
+	done
+}
+
+_lib_err() {
+	local rc=$1 cmd=$2
+	trap - ERR
+	echo "FAIL: command exited $rc: $cmd" >&2
+	_lib_where 1
+	exit "$rc"
+}
+
+_lib_traps() {
+	trap '_lib_err $? "$BASH_COMMAND"' ERR
+}
+_lib_traps
+
+# fail MSG...: the test fails here.
+fail() {
+	trap - ERR
+	echo "FAIL: $*" >&2
+	_lib_where 1
+	exit 1
+}
+
+# skip REASON...: the test (or the current case) is skipped.
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+info() {
+	echo "# $*"
+}
+
+# need CMD...: skip unless every CMD is on PATH (or is an executable).
+need() {
+	local c
+	for c; do
+		command -v "$c" >/dev/null 2>&1 || skip "needs '$c'"
+	done
+}
+
+# ---- scratch dir ---------------------------------------------------
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/e3mp-$TEST_NAME.XXXXXX")
+T=$(cd "$T" && pwd -P)
+RUN_DIR=$T
+
+_lib_exit() {
+	local rc=$?
+	trap - ERR EXIT
+	if { [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; } && [ -z "${E3MP_KEEP:-}" ]
+	then
+		rm -rf "$T"
+	else
+		echo "# scratch dir kept: $T" >&2
+	fi
+	exit "$rc"
+}
+trap _lib_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Nothing a test does may touch the host's undo dir or config.
+export E2FSPROGS_UNDO_DIR=$T/undo-default
+mkdir -p "$E2FSPROGS_UNDO_DIR"
+export E2FSCK_CONFIG=/dev/null
+export DEBUGFS_PAGER=__none__ PAGER=__none__
+unset EXT2FS_PRETEND_RW_MOUNT EXT2FS_PRETEND_RO_MOUNT \
+      EXT2FS_NO_MTAB_OK E2FSPROGS_LIBMAGIC_SUPPRESS 2>/dev/null || true
+
+# ---- the programs --------------------------------------------------
+
+_lib_e3mp_env=${E3MP:+set}
+E3MP=${E3MP:-$top_builddir/src/e3metapack}
+E3MP_TIMEOUT=${E3MP_TIMEOUT:-600}
+
+# need_tool: the binary must exist.  When E3MP came from the environment
+# (make check) a missing binary is a failure; a test run by hand before
+# anything is built is skipped.
+need_tool() {
+	[ -x "$E3MP" ] && return 0
+	[ -z "$_lib_e3mp_env" ] || fail "E3MP=$E3MP is not an executable"
+	skip "e3metapack not built ($E3MP)"
+}
+
+# need_manifest: find or build the manifest helper.
+need_manifest() {
+	MANIFEST=${MANIFEST:-$top_builddir/tests/manifest}
+	[ -x "$MANIFEST" ] && return 0
+	need cc pkg-config
+	local src=$top_srcdir/tests/manifest.c
+	[ -f "$src" ] || skip "no manifest helper and no $src"
+	# shellcheck disable=SC2046
+	cc -O2 -Wall -Wextra -Werror -o "$T/manifest" \
+		$(pkg-config --cflags ext2fs com_err) "$src" \
+		$(pkg-config --libs ext2fs com_err) >"$T/cc.log" 2>&1 ||
+		{ cat "$T/cc.log" >&2; fail "cannot build $src"; }
+	MANIFEST=$T/manifest
+}
+
+need mke2fs e2fsck debugfs dumpe2fs sha256sum jq
+
+# ---- running the tool ----------------------------------------------
+
+RUN_N=0
+
+# run_tool ARGS...: run the tool; never aborts.  Sets RUN_RC, RUN_OUT and
+# RUN_ERR (files), RUN_STDOUT and RUN_STDERR (contents).  E3MP_ENV holds
+# VAR=value words given to the tool's environment only.
+run_tool() {
+	RUN_N=$((RUN_N + 1))
+	RUN_OUT=$RUN_DIR/run$RUN_N.out
+	RUN_ERR=$RUN_DIR/run$RUN_N.err
+	echo "+ e3metapack $*" >"$RUN_DIR/run$RUN_N.cmd"
+	RUN_RC=0
+	# shellcheck disable=SC2086
+	env ${E3MP_ENV:-} timeout -k 10 "$E3MP_TIMEOUT" ${E3MP_WRAPPER:-} \
+		"$E3MP" "$@" >"$RUN_OUT" 2>"$RUN_ERR" </dev/null || RUN_RC=$?
+	# shellcheck disable=SC2034
+	RUN_STDOUT=$(cat "$RUN_OUT")
+	# shellcheck disable=SC2034
+	RUN_STDERR=$(cat "$RUN_ERR")
+	echo "+ ${E3MP_ENV:+$E3MP_ENV }e3metapack $* => exit $RUN_RC"
+	[ -z "$RUN_STDERR" ] || sed -n '1,5s/^/  stderr: /p' "$RUN_ERR"
+	[ "$RUN_RC" -ne 124 ] ||
+		fail "e3metapack timed out after ${E3MP_TIMEOUT}s: $*"
+	return 0
+}
+
+_lib_show_run() {
+	echo "  exit: $RUN_RC" >&2
+	echo "  stdout (first 20 lines):" >&2
+	sed -n '1,20s/^/    /p' "$RUN_OUT" >&2
+	echo "  stderr (first 20 lines):" >&2
+	sed -n '1,20s/^/    /p' "$RUN_ERR" >&2
+}
+
+# expect_exit N [N...]: the last run exited with one of these codes.
+expect_exit() {
+	local want
+	for want; do
+		[ "$RUN_RC" = "$want" ] && return 0
+	done
+	_lib_show_run
+	fail "e3metapack exited $RUN_RC, expected ${*// / or }"
+}
+
+# expect_stderr_grep ERE / expect_stdout_grep ERE
+expect_stderr_grep() {
+	grep -Eq -e "$1" "$RUN_ERR" && return 0
+	_lib_show_run
+	fail "stderr does not match /$1/"
+}
+expect_stdout_grep() {
+	grep -Eq -e "$1" "$RUN_OUT" && return 0
+	_lib_show_run
+	fail "stdout does not match /$1/"
+}
+expect_stderr_nogrep() {
+	grep -Eq -e "$1" "$RUN_ERR" || return 0
+	_lib_show_run
+	fail "stderr matches /$1/ and should not"
+}
+
+# expect_stderr_line TEXT: stderr has a line that is exactly TEXT.
+expect_stderr_line() {
+	grep -Fxq -e "$1" "$RUN_ERR" && return 0
+	_lib_show_run
+	fail "stderr lacks the line: $1"
+}
+
+# expect_stderr_has TEXT: stderr contains TEXT (fixed string).
+expect_stderr_has() {
+	grep -Fq -e "$1" "$RUN_ERR" && return 0
+	_lib_show_run
+	fail "stderr lacks: $1"
+}
+
+expect_stdout_empty() {
+	[ ! -s "$RUN_OUT" ] && return 0
+	_lib_show_run
+	fail "stdout is not empty"
+}
+
+# expect_messages_prefixed: every stderr line starts "e3metapack: ".
+expect_messages_prefixed() {
+	if grep -vq '^e3metapack: ' "$RUN_ERR"; then
+		_lib_show_run
+		fail "stderr has lines without the 'e3metapack: ' prefix"
+	fi
+}
+
+# ---- images: fingerprints and checks -------------------------------
+
+_lib_sha_file() {
+	local p=$1
+	echo "$T/.sha.$(printf '%s' "$p" | sha256sum | cut -c1-16)"
+}
+
+sha_of() {
+	sha256sum "$1" | cut -d' ' -f1
+}
+
+# record_sha IMG; ... ; expect_unchanged IMG
+record_sha() {
+	sha_of "$1" >"$(_lib_sha_file "$1")"
+}
+expect_unchanged() {
+	local f old new
+	f=$(_lib_sha_file "$1")
+	[ -f "$f" ] || fail "expect_unchanged $1: no record_sha before"
+	old=$(cat "$f")
+	new=$(sha_of "$1")
+	[ "$old" = "$new" ] && return 0
+	fail "image changed: $1 (sha256 $old -> $new)"
+}
+
+# fsck_clean IMG: e2fsck -fn exits 0 and asks nothing.
+FSCK_N=0
+fsck_clean() {
+	local img=$1 rc=0 log
+	FSCK_N=$((FSCK_N + 1))
+	log=$RUN_DIR/fsck$FSCK_N.log
+	e2fsck -fn "$img" >"$log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ] || grep -Eq '\? (no|yes)$' "$log"; then
+		sed 's/^/    /' "$log" >&2
+		fail "e2fsck -fn $img: exit $rc, not clean"
+	fi
+}
+
+# sb_field IMG 'Field name': a value from dumpe2fs -h.
+sb_field() {
+	dumpe2fs -h "$1" 2>/dev/null | sed -n "s/^$2: *//p"
+}
+
+# make_manifest IMG OUT
+make_manifest() {
+	"$MANIFEST" "$1" >"$2" 2>"$2.err" ||
+		{ cat "$2.err" >&2; fail "manifest $1 failed"; }
+	rm -f "$2.err"
+}
+
+# same_content ORIG_MANIFEST IMG: IMG's manifest equals the recorded one.
+same_content() {
+	local orig=$1 img=$2 now=$RUN_DIR/manifest.now
+	make_manifest "$img" "$now"
+	if ! diff -u "$orig" "$now" >"$now.diff"; then
+		head -n 60 "$now.diff" >&2
+		fail "manifest of $img differs from $orig"
+	fi
+	rm -f "$now" "$now.diff"
+}
+
+# rdump_sums IMG OUT: sha256 of every regular file as debugfs (a reader
+# independent of the manifest helper) extracts it: "debugfs rdump" of
+# every top-level entry, except for a top-level directory named "huge",
+# whose files (sparse, up to 8 GiB with 4 KiB blocks, which rdump would
+# write out in full) are summed from the block map debugfs prints (see
+# mapped_sum).  Symlinks and device files are left to the manifest.
+rdump_sums() {
+	local img=$1 out=$2 d=$RUN_DIR/rdump.$$ e list=() f
+	rm -rf "$d"
+	mkdir -p "$d/tree"
+	dbg "$img" "ls -p /" | awk -F/ 'NF >= 6 && $6 != "." && $6 != ".." {
+		print $6 }' >"$d/top"
+	while IFS= read -r e; do
+		[ "$e" = huge ] || list+=("\"/$e\"")
+	done <"$d/top"
+	: >"$d/sums"
+	if [ "${#list[@]}" -gt 0 ]; then
+		debugfs -R "rdump ${list[*]} $d/tree" "$img" >"$d/log" 2>&1 ||
+			{ cat "$d/log" >&2; fail "debugfs rdump of $img failed"; }
+		if grep -v '^debugfs [0-9]' "$d/log" | grep -q .; then
+			cat "$d/log" >&2
+			fail "debugfs rdump of $img complained"
+		fi
+		(cd "$d/tree" && find . -type f -print0 |
+			xargs -0r sha256sum) >>"$d/sums"
+	fi
+	if grep -qx huge "$d/top"; then
+		"$MANIFEST" "$img" | awk '$1 ~ /^\/huge\// && $3 == "type=reg" {
+			print $1 }' | sort -u >"$d/huge"
+		while IFS= read -r f; do
+			echo "$(mapped_sum "$img" "$f")  .$f"
+		done <"$d/huge" >>"$d/sums"
+	fi
+	sort -k2 "$d/sums" >"$out"
+	[ -s "$out" ] || fail "rdump of $img gave no files"
+	rm -rf "$d"
+}
+
+# mapped_sum IMG PATH: a sha256 of a file's size, the logical numbers of
+# its mapped blocks and their contents read straight from the image with
+# dd, at the physical blocks debugfs stat lists (however the runs split).
+mapped_sum() {
+	local img=$1 path=$2 bs size runs l p n
+	bs=$(sb_field "$img" 'Block size')
+	dbg "$img" "stat \"$path\"" >"$RUN_DIR/mapped.stat"
+	size=$(sed -n 's/.*Size: \([0-9]*\).*/\1/p' "$RUN_DIR/mapped.stat")
+	[ -n "$size" ] || fail "debugfs cannot stat $path in $img"
+	runs=$(awk '
+		/^BLOCKS:/ { getline; line = $0 }
+		END {
+			n = split(line, a, ", ")
+			for (i = 1; i <= n; i++) {
+				t = a[i]
+				if (t !~ /^\([0-9]/) continue
+				sub(/^\(/, "", t)
+				split(t, b, "\\):")
+				split(b[1], l, "-")
+				m = split(b[2], q, "-")
+				c = (m == 2) ? q[2] - q[1] + 1 : 1
+				print l[1], q[1], c
+			}
+		}' "$RUN_DIR/mapped.stat")
+	rm -f "$RUN_DIR/mapped.stat"
+	{
+		echo "size $size"
+		while read -r l p n; do
+			[ -z "$l" ] || seq "$l" $((l + n - 1))
+		done <<<"$runs"
+		echo "data"
+		while read -r l p n; do
+			[ -z "$l" ] || dd if="$img" bs="$bs" skip="$p" \
+				count="$n" status=none
+		done <<<"$runs"
+	} | sha256sum | cut -d' ' -f1
+}
+
+# same_rdump ORIG_SUMS IMG
+same_rdump() {
+	local orig=$1 img=$2 now=$RUN_DIR/rdump.now
+	rdump_sums "$img" "$now"
+	if ! diff -u "$orig" "$now" >"$now.diff"; then
+		head -n 40 "$now.diff" >&2
+		fail "file contents (debugfs rdump) of $img changed"
+	fi
+	rm -f "$now" "$now.diff"
+}
+
+# ---- debugfs -------------------------------------------------------
+
+# dbg IMG CMD: one read-only debugfs command, output on stdout.
+dbg() {
+	debugfs -R "$2" "$1" 2>/dev/null
+}
+
+# dbg_w IMG < SCRIPT: run a debugfs -w script; fail if debugfs complains.
+DBG_N=0
+dbg_w() {
+	local img=$1 s
+	DBG_N=$((DBG_N + 1))
+	s=$RUN_DIR/debugfs$DBG_N
+	cat >"$s.cmds"
+	debugfs -w -f "$s.cmds" "$img" >"$s.out" 2>"$s.err" ||
+		{ cat "$s.err" >&2; fail "debugfs -w on $img failed"; }
+	if grep -v '^debugfs [0-9]' "$s.err" | grep -q .; then
+		grep -v '^debugfs [0-9]' "$s.err" | head -n 20 >&2
+		fail "debugfs -w on $img complained (script $s.cmds)"
+	fi
+	rm -f "$s.cmds" "$s.out" "$s.err"
+}
+
+# count_indirect IMG MANIFEST: count indirect blocks independently, with
+# debugfs stat of every inode in MANIFEST plus the journal inode (unless
+# E3MP_COUNT_JOURNAL=0).  Prints "ind dind tind inodes_with_indirect".
+count_indirect() {
+	local img=$1 man=$2 j
+	{
+		awk '$1 != "#" { sub(/^ino=/, "", $2); print $2 }' "$man"
+		if [ "${E3MP_COUNT_JOURNAL:-1}" = 1 ]; then
+			j=$(sb_field "$img" 'Journal inode')
+			[ -z "$j" ] || echo "$j"
+		fi
+	} | sort -un | sed 's/.*/stat <&>/' >"$RUN_DIR/stat.cmds"
+	debugfs -f "$RUN_DIR/stat.cmds" "$img" 2>/dev/null |
+	awk '
+		/^Inode: [0-9]+ / { cur = $2 }
+		{
+			line = $0
+			i = gsub(/\(IND\):/, "", line)
+			d = gsub(/\(DIND\):/, "", line)
+			t = gsub(/\(TIND\):/, "", line)
+			ind += i; dind += d; tind += t
+			if (i + d + t > 0) has[cur] = 1
+		}
+		END {
+			n = 0
+			for (k in has) n++
+			printf "%d %d %d %d\n", ind, dind, tind, n
+		}'
+}
+
+# ---- JSON ----------------------------------------------------------
+
+# expect_json [FILE]: FILE (default: last stdout) is one JSON object.
+expect_json() {
+	local f=${1:-$RUN_OUT}
+	if ! jq -se 'length == 1 and (.[0] | type == "object")' "$f" \
+		>/dev/null 2>&1; then
+		_lib_show_run
+		fail "stdout is not exactly one JSON object"
+	fi
+}
+
+# json_get FIELD [FILE]: value of a dotted field ("moves.indirect") of
+# the last stdout; fails when the field is absent.  Strings come out
+# raw, null as "null".
+json_get() {
+	local f=$1 file=${2:-$RUN_OUT} parent last
+	case $f in
+	*.*) parent=.${f%.*} last=${f##*.} ;;
+	*) parent=. last=$f ;;
+	esac
+	jq -e "($parent | type == \"object\") and ($parent | has(\"$last\"))" \
+		"$file" >/dev/null 2>&1 || {
+		_lib_show_run
+		fail "JSON field '$f' is missing"
+	}
+	jq -r ".$f" "$file"
+}
+
+# json_int FIELD [FILE]: like json_get, but it must be an integer >= 0.
+json_int() {
+	local v
+	v=$(json_get "$@")
+	case $v in
+	''|*[!0-9]*) _lib_show_run; fail "JSON field '$1' = '$v', not a count" ;;
+	esac
+	echo "$v"
+}
+
+# ---- cases ---------------------------------------------------------
+#
+# A test's cases are one line each of shell assignments:
+#
+#	CASES='
+#	name=ext2-1k  BS=1024 FSTYPE=ext2 PROFILE=mixed SIZE=64M
+#	name=slow-4k  BS=4096 FSTYPE=ext3 PROFILE=tind  SIZE=8G SLOW=1
+#	'
+#	run_cases check_one "$CASES"
+#
+# Each case runs in a subshell with its own RUN_DIR ($T/NAME), which is
+# removed when the case passes.  A failing case does not stop the others;
+# the test fails at the end if any did.
+
+run_cases() {
+	local func=$1 cases=$2 line name rc t0
+	local passed=0 failed='' skipped=0
+	while IFS= read -r line; do
+		line=${line%%#*}
+		[ -n "${line//[[:space:]]/}" ] || continue
+		name=$(eval "$line"; echo "${name:-}")
+		[ -n "$name" ] || fail "case without name=: $line"
+		if [ -n "${E3MP_CASES:-}" ]; then
+			local pat hit=
+			for pat in $E3MP_CASES; do
+				# shellcheck disable=SC2053
+				if [[ $name == $pat ]]; then hit=1; fi
+			done
+			[ -n "$hit" ] || continue
+		fi
+		case " $line " in
+		*" SLOW=1 "*)
+			if [ "${E3MP_SLOW:-0}" != 1 ]; then
+				info "case $name: slow, skipped (E3MP_SLOW=1 runs it)"
+				skipped=$((skipped + 1))
+				continue
+			fi ;;
+		esac
+		echo "## case $name: $line"
+		t0=$SECONDS
+		trap - ERR
+		set +e
+		(
+			set -eE
+			_lib_traps
+			trap - EXIT
+			eval "$line"
+			RUN_DIR=$T/$name
+			mkdir -p "$RUN_DIR"
+			"$func"
+		)
+		rc=$?
+		set -e
+		_lib_traps
+		case $rc in
+		0)	echo "ok - $name ($((SECONDS - t0))s)"
+			passed=$((passed + 1))
+			[ -n "${E3MP_KEEP:-}" ] || rm -rf "${T:?}/$name" ;;
+		77)	echo "skip - $name"
+			skipped=$((skipped + 1))
+			rm -rf "${T:?}/$name" ;;
+		*)	echo "not ok - $name (exit $rc, $((SECONDS - t0))s;" \
+			     "files in $T/$name)"
+			failed="$failed $name" ;;
+		esac
+	done <<<"$cases"
+	# shellcheck disable=SC2086
+	set -- $failed
+	echo "# $TEST_NAME: $passed passed, $skipped skipped, $# failed"
+	[ -z "$failed" ] || fail "cases failed:$failed"
+	[ "$passed" -gt 0 ] || skip "no case ran"
+}
+
+# ---- images --------------------------------------------------------
+
+. "$_lib_dir/mkimg.sh"

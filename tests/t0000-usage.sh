@@ -1,0 +1,90 @@
+#!/bin/bash
+# t0000-usage: options, usage text and exit codes; no volume is needed.
+#
+# Usage errors exit 16 with the usage text on stderr and nothing on
+# stdout.  Valid options given a device that does not exist get as far as
+# opening it: exit 4, "No such file or directory while opening DEV".
+
+# shellcheck source=tests/lib.sh disable=SC2031,SC2119
+. "${0%/*}/lib.sh"
+need_tool
+
+NOPE=$T/no-such-device.img
+OPEN_FAILED="e3metapack: No such file or directory while opening $NOPE"
+
+# -h: usage on stdout (or stderr), exit 0, naming the long options.
+run_tool -h
+expect_exit 0
+cat "$RUN_OUT" "$RUN_ERR" >"$T/help"
+grep -qi 'usage' "$T/help" || fail "-h prints no usage text"
+for opt in --home --mc-max --json; do
+	grep -q -e "$opt" "$T/help" || fail "-h does not mention $opt"
+done
+
+# -V: a version number, exit 0.
+run_tool -V
+expect_exit 0
+cat "$RUN_OUT" "$RUN_ERR" >"$T/version"
+grep -q 'e3metapack' "$T/version" || fail "-V does not name the program"
+grep -Eq '[0-9]+\.[0-9]+' "$T/version" || fail "-V prints no version"
+
+# Each line: the arguments of one run that must be a usage error.
+USAGE_ERRORS="
+	(none)
+	-x $NOPE
+	-Q $NOPE
+	--frobnicate $NOPE
+	--home=sideways $NOPE
+	--home= $NOPE
+	--home $NOPE
+	--mc-max=0 $NOPE
+	--mc-max=101 $NOPE
+	--mc-max=abc $NOPE
+	--mc-max=-5 $NOPE
+	--mc-max=50x $NOPE
+	--mc-max= $NOPE
+	$NOPE $NOPE.second
+	-n $NOPE $NOPE.second
+	-z
+	-d
+"
+while read -r args; do
+	[ -n "$args" ] || continue
+	[ "$args" = "(none)" ] && args=
+	# shellcheck disable=SC2086
+	run_tool $args
+	expect_exit 16
+	expect_stderr_grep '[Uu]sage'
+	expect_stdout_empty
+	[ ! -e "$NOPE" ] || fail "a usage error created $NOPE"
+done <<<"$USAGE_ERRORS"
+
+# Each line: valid options; the run must fail only at opening $NOPE.
+VALID="
+	$NOPE
+	-n $NOPE
+	-f -n -p -v $NOPE
+	-fnpv $NOPE
+	-z none $NOPE
+	-z $T/undo.e2undo $NOPE
+	--home=inode $NOPE
+	--home=data $NOPE
+	--mc-max=1 $NOPE
+	--mc-max=50 $NOPE
+	--mc-max=50 --home=data -n $NOPE
+	-d 0 -n $NOPE
+"
+while read -r args; do
+	[ -n "$args" ] || continue
+	# shellcheck disable=SC2086
+	run_tool $args
+	expect_exit 4
+	expect_stderr_line "$OPEN_FAILED"
+	[ ! -e "$NOPE" ] || fail "e3metapack $args created $NOPE"
+done <<<"$VALID"
+
+# --json still fails the same way (what it prints on stdout is not
+# specified for failures before the volume is open).
+run_tool --json -n "$NOPE"
+expect_exit 4
+expect_stderr_line "$OPEN_FAILED"

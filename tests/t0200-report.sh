@@ -1,0 +1,182 @@
+#!/bin/bash
+# t0200-report: dry runs (-n, --json) on images of every block size and
+# flavour: the image stays byte-identical, the JSON report is one object
+# with the documented fields, and its counts agree with an independent
+# count made with debugfs and the manifest helper.
+#
+# Case variables: the image (see mkimg.sh), and
+#   TIND_MIN   the report must count at least this many TIND blocks (0)
+#   EMPTY=1    the volume has no indirect block at all (exit 1 expected)
+
+# shellcheck source=tests/lib.sh disable=SC2031,SC2119
+. "${0%/*}/lib.sh"
+need_tool
+need_manifest
+
+CASES='
+name=ext2-1k-mixed   BS=1024 FSTYPE=ext2           PROFILE=mixed SIZE=64M
+name=ext3-2k-mixed   BS=2048 FSTYPE=ext3           PROFILE=mixed SIZE=64M
+name=e4nf-4k-mixed   BS=4096 FSTYPE=ext4noext-flex PROFILE=mixed SIZE=128M GPB=8192
+name=e4nf-1k-mixed   BS=1024 FSTYPE=ext4noext-flex PROFILE=mixed SIZE=64M
+name=e4csum-2k-aged  BS=2048 FSTYPE=ext4noext-csum PROFILE=aged  SIZE=128M
+name=ext2-1k-tind    BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M TIND_MIN=3
+name=ext3-1k-tind    BS=1024 FSTYPE=ext3           PROFILE=tind  SIZE=32M TIND_MIN=3
+name=e4mix-1k        BS=1024 FSTYPE=ext4mix        PROFILE=mixed SIZE=64M
+name=ext4-1k-extents BS=1024 FSTYPE=ext4           PROFILE=small SIZE=16M EMPTY=1
+name=ext3-2k-tind    BS=2048 FSTYPE=ext3           PROFILE=tind  SIZE=64M TIND_MIN=3 SLOW=1
+name=ext3-4k-tind    BS=4096 FSTYPE=ext3           PROFILE=tind  SIZE=128M GPB=8192 TIND_MIN=3 SLOW=1
+'
+
+# Unique inodes of the manifest whose line matches an awk condition.
+count_inodes() {
+	awk -v OFS=' ' '$1 != "#" && ('"$1"') { print $2 }' "$MAN" | sort -u |
+		wc -l
+}
+
+# Unique inodes whose i_flags has EXT4_EXTENTS_FL, and the journal
+# inode if it has it (unless E3MP_COUNT_JOURNAL=0).
+count_extent_inodes() {
+	local img=$1 n=0 ino flags j
+	while read -r _ flags; do
+		if ((flags & 0x80000)); then n=$((n + 1)); fi
+	done < <(awk '$1 != "#" { f = $10; sub(/^flags=/, "", f);
+		     print $2, f }' "$MAN" | sed 's/^ino=//' | sort -u)
+	j=$(sb_field "$img" 'Journal inode')
+	if [ -n "$j" ] && [ "${E3MP_COUNT_JOURNAL:-1}" = 1 ]; then
+		flags=$(dbg "$img" "stat <$j>" |
+			sed -n 's/.*Flags: \(0x[0-9a-f]*\).*/\1/p')
+		if ((flags & 0x80000)); then n=$((n + 1)); fi
+	fi
+	echo "$n"
+}
+
+# The documented fields of the JSON report, as a jq projection.
+DOCUMENTED='{device, block_size, groups, homing, dry_run,
+	inodes: (.inodes | {scanned, block_mapped, with_indirect,
+		skipped_extent, skipped_inline, skipped_fast_symlink,
+		skipped_special}),
+	indirect: (.indirect | {ind, dind, tind, total}),
+	before: (.before | {in_metacluster, groups, fsck_reads, fsck_seeks}),
+	after: (.after | {in_metacluster, groups, fsck_reads, fsck_seeks}),
+	moves: (.moves | {indirect, data_evacuated, temporary, unclustered,
+		no_space}),
+	undo_file, status, exit_code}'
+
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: e3metapack says $2, expected $3"
+}
+
+report_case() {
+	local img=$RUN_DIR/img groups bpg first blocks
+	MAN=$RUN_DIR/manifest
+	mkimg "$img"
+	make_manifest "$img" "$MAN"
+	record_sha "$img"
+
+	run_tool -n --json "$img"
+	if [ -n "${EMPTY:-}" ]; then expect_exit 1; else expect_exit 0 1; fi
+	expect_unchanged "$img"
+	expect_json
+	cp "$RUN_OUT" "$RUN_DIR/report.json"
+
+	# identity and geometry
+	expect_eq device "$(json_get device)" "$img"
+	expect_eq block_size "$(json_int block_size)" "$BS"
+	blocks=$(sb_field "$img" 'Block count')
+	first=$(sb_field "$img" 'First block')
+	bpg=$(sb_field "$img" 'Blocks per group')
+	groups=$(((blocks - first + bpg - 1) / bpg))
+	expect_eq groups "$(json_int groups)" "$groups"
+	expect_eq homing "$(json_get homing)" inode
+	expect_eq dry_run "$(json_get dry_run)" true
+	expect_eq exit_code "$(json_int exit_code)" "$RUN_RC"
+	case $RUN_RC in
+	0) expect_eq status "$(json_get status)" would_change ;;
+	1) expect_eq status "$(json_get status)" nothing_to_do ;;
+	esac
+
+	# indirect blocks: internally consistent ...
+	local ind dind tind total
+	ind=$(json_int indirect.ind)
+	dind=$(json_int indirect.dind)
+	tind=$(json_int indirect.tind)
+	total=$(json_int indirect.total)
+	expect_eq indirect.total "$total" $((ind + dind + tind))
+	if [ -n "${EMPTY:-}" ]; then
+		expect_eq indirect.total "$total" 0
+	else
+		[ "$total" -gt 0 ] || fail "indirect.total is 0"
+	fi
+	[ "$tind" -ge "${TIND_MIN:-0}" ] ||
+		fail "indirect.tind is $tind, expected at least $TIND_MIN"
+
+	# ... and equal to what debugfs counts
+	local c
+	read -r -a c < <(count_indirect "$img" "$MAN")
+	info "debugfs counts: ind=${c[0]} dind=${c[1]} tind=${c[2]}" \
+	     "inodes=${c[3]}; e3metapack: $ind $dind $tind" \
+	     "$(json_int inodes.with_indirect)"
+	expect_eq indirect.ind "$ind" "${c[0]}"
+	expect_eq indirect.dind "$dind" "${c[1]}"
+	expect_eq indirect.tind "$tind" "${c[2]}"
+	expect_eq inodes.with_indirect "$(json_int inodes.with_indirect)" "${c[3]}"
+
+	# inode classes the scan skips
+	expect_eq inodes.skipped_fast_symlink \
+		"$(json_int inodes.skipped_fast_symlink)" \
+		"$(count_inodes "\$NF == \"fast=1\"")"
+	expect_eq inodes.skipped_extent "$(json_int inodes.skipped_extent)" \
+		"$(count_extent_inodes "$img")"
+	expect_eq inodes.skipped_inline "$(json_int inodes.skipped_inline)" 0
+	local f
+	for f in scanned block_mapped skipped_special; do
+		json_int "inodes.$f" >/dev/null
+	done
+	[ "$(json_int inodes.block_mapped)" -ge \
+	  "$(json_int inodes.with_indirect)" ] ||
+		fail "inodes.block_mapped < inodes.with_indirect"
+
+	# before/after figures and moves are counts; metacluster <= total
+	for f in before after; do
+		local g
+		for g in in_metacluster groups fsck_reads fsck_seeks; do
+			json_int "$f.$g" >/dev/null
+		done
+		[ "$(json_int "$f.in_metacluster")" -le "$total" ] ||
+			fail "$f.in_metacluster > indirect.total"
+	done
+	for f in indirect data_evacuated temporary unclustered no_space; do
+		json_int "moves.$f" >/dev/null
+	done
+	local moved
+	moved=$(($(json_int moves.indirect) + $(json_int moves.data_evacuated)))
+	if [ "$RUN_RC" = 0 ]; then
+		[ "$moved" -gt 0 ] || fail "exit 0 (would change) but no moves"
+	else
+		expect_eq "moves.indirect + moves.data_evacuated" "$moved" 0
+	fi
+	json_get undo_file >/dev/null
+
+	# the same dry run again: the same report (documented fields only;
+	# the tool may add others, timings for instance)
+	run_tool -n --json "$img"
+	expect_exit "$(json_int exit_code "$RUN_DIR/report.json")"
+	jq -S "$DOCUMENTED" "$RUN_DIR/report.json" >"$RUN_DIR/a.json"
+	jq -S "$DOCUMENTED" "$RUN_OUT" >"$RUN_DIR/b.json"
+	diff -u "$RUN_DIR/a.json" "$RUN_DIR/b.json" >&2 ||
+		fail "two identical dry runs gave different reports"
+
+	# --home=data: same scan, other homing
+	run_tool -n --json --home=data "$img"
+	expect_exit 0 1
+	expect_json
+	expect_eq homing "$(json_get homing)" data
+	expect_eq indirect.total "$(json_int indirect.total)" "$total"
+
+	# without --json: a human report, and still nothing written
+	run_tool -n -v "$img"
+	expect_exit "$(json_int exit_code "$RUN_DIR/report.json")"
+	expect_unchanged "$img"
+}
+
+run_cases report_case "$CASES"

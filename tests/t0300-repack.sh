@@ -1,0 +1,129 @@
+#!/bin/bash
+# t0300-repack: real runs.  For each image: e3metapack repacks it (exit
+# 0), e2fsck -fn finds it clean, nothing a user can see changed (the
+# manifest helper and, independently, debugfs rdump), the indirect blocks
+# now sit in metaclusters, a second run has nothing to do and writes
+# nothing, and e2undo with the undo file gives back the original image
+# byte for byte.
+#
+# Case variables: the image (see mkimg.sh), and
+#   ARGS        extra e3metapack arguments for every run (e.g. --home=data)
+#   MC_MIN_PCT  after the run, at least this % of the indirect blocks must
+#               be in a metacluster (99; 0: not checked, for full volumes)
+#   SECOND_RC   exit code of the run after the repack (1)
+#   SLOW=1      only with E3MP_SLOW=1
+
+# shellcheck source=tests/lib.sh disable=SC2031,SC2119
+. "${0%/*}/lib.sh"
+need_tool
+need_manifest
+need e2undo cmp
+
+CASES='
+name=ext2-1k-mixed      BS=1024 FSTYPE=ext2           PROFILE=mixed SIZE=64M
+name=ext3-1k-mixed      BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M
+name=ext2-2k-mixed      BS=2048 FSTYPE=ext2           PROFILE=mixed SIZE=64M
+name=ext3-4k-mixed      BS=4096 FSTYPE=ext3           PROFILE=mixed SIZE=128M GPB=8192
+name=e4nf-1k-mixed      BS=1024 FSTYPE=ext4noext-flex PROFILE=mixed SIZE=64M
+name=e4nf-4k-mixed      BS=4096 FSTYPE=ext4noext-flex PROFILE=mixed SIZE=128M GPB=8192
+name=e4plain-2k-mixed   BS=2048 FSTYPE=ext4noext      PROFILE=mixed SIZE=64M
+name=ext2-1k-i128-mixed BS=1024 FSTYPE=ext2           PROFILE=mixed SIZE=64M INODE_SIZE=128
+name=e4mix-1k-mixed     BS=1024 FSTYPE=ext4mix        PROFILE=mixed SIZE=64M
+name=ext2-1k-tind       BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M
+name=e4nf-1k-tind       BS=1024 FSTYPE=ext4noext-flex PROFILE=tind  SIZE=32M
+name=ext2-1k-aged       BS=1024 FSTYPE=ext2           PROFILE=aged  SIZE=64M
+name=ext3-2k-aged       BS=2048 FSTYPE=ext3           PROFILE=aged  SIZE=128M
+name=e4csum-1k-aged     BS=1024 FSTYPE=ext4noext-csum PROFILE=aged  SIZE=64M
+name=ext2-1k-full       BS=1024 FSTYPE=ext2           PROFILE=full  SIZE=32M  MC_MIN_PCT=0
+name=ext3-4k-full       BS=4096 FSTYPE=ext3           PROFILE=full  SIZE=64M  GPB=4096 MC_MIN_PCT=0
+name=ext3-1k-homedata   BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  ARGS=--home=data
+name=e4nf-2k-homedata   BS=2048 FSTYPE=ext4noext-flex PROFILE=aged  SIZE=128M ARGS=--home=data
+name=ext3-4k-tind       BS=4096 FSTYPE=ext3           PROFILE=tind  SIZE=128M GPB=8192 SLOW=1
+name=ext3-4k-aged       BS=4096 FSTYPE=ext3           PROFILE=aged  SIZE=512M SLOW=1
+name=ext2-1k-aged-big   BS=1024 FSTYPE=ext2           PROFILE=aged  SIZE=256M AGED_FILES=800 SLOW=1
+name=e4nf-1k-full-data  BS=1024 FSTYPE=ext4noext-flex PROFILE=full  SIZE=64M  MC_MIN_PCT=0 ARGS=--home=data SLOW=1
+'
+
+# at least PCT% of TOTAL: IN_MC * 100 >= PCT * TOTAL
+expect_clustered() {
+	local what=$1 in_mc=$2 total=$3 pct=$4
+	[ $((in_mc * 100)) -ge $((pct * total)) ] ||
+		fail "$what: $in_mc of $total indirect blocks in a" \
+		     "metacluster, expected at least $pct%"
+}
+
+undo_replay() {
+	if ! e2undo "$1" "$2" >"$RUN_DIR/e2undo.log" 2>&1; then
+		cat "$RUN_DIR/e2undo.log" >&2
+		fail "e2undo $1 $2 failed"
+	fi
+}
+
+repack_case() {
+	local img=$RUN_DIR/img undo=$RUN_DIR/u.e2undo pct=${MC_MIN_PCT:-99}
+	local total
+	ARGS=${ARGS:-}
+
+	mkimg "$img"
+	cp --sparse=always "$img" "$RUN_DIR/orig.img"
+	make_manifest "$img" "$RUN_DIR/orig.manifest"
+	rdump_sums "$img" "$RUN_DIR/orig.sums"
+	record_sha "$img"
+
+	# the dry run predicts a change and writes nothing
+	# shellcheck disable=SC2086
+	run_tool -n --json $ARGS "$img"
+	expect_exit 0
+	expect_unchanged "$img"
+	expect_json
+	total=$(json_int indirect.total)
+	[ "$total" -gt 0 ] || fail "indirect.total is 0 on a fresh image"
+
+	# the real run
+	# shellcheck disable=SC2086
+	run_tool -z "$undo" $ARGS "$img"
+	expect_exit 0
+	[ -s "$undo" ] || fail "no undo file at $undo"
+	fsck_clean "$img"
+	same_content "$RUN_DIR/orig.manifest" "$img"
+	same_rdump "$RUN_DIR/orig.sums" "$img"
+
+	# what is on disk now, as the next dry run sees it
+	# shellcheck disable=SC2086
+	run_tool -n --json $ARGS "$img"
+	expect_exit "${SECOND_RC:-1}"
+	expect_json
+	[ "$(json_int indirect.total)" = "$total" ] ||
+		fail "indirect.total changed from $total to" \
+		     "$(json_int indirect.total)"
+	if [ "$pct" -gt 0 ]; then
+		expect_clustered before.in_metacluster \
+			"$(json_int before.in_metacluster)" "$total" "$pct"
+		expect_clustered after.in_metacluster \
+			"$(json_int after.in_metacluster)" "$total" "$pct"
+	fi
+	info "in metacluster after the repack:" \
+	     "$(json_int before.in_metacluster) of $total;" \
+	     "groups $(json_int before.groups);" \
+	     "fsck seeks $(json_int before.fsck_seeks)"
+
+	# a second real run has nothing to do and writes nothing
+	record_sha "$img"
+	# shellcheck disable=SC2086
+	run_tool -z "$RUN_DIR/u2.e2undo" $ARGS "$img"
+	expect_exit "${SECOND_RC:-1}"
+	if [ "$RUN_RC" = 1 ]; then
+		expect_unchanged "$img"
+	else
+		fsck_clean "$img"
+		same_content "$RUN_DIR/orig.manifest" "$img"
+		undo_replay "$RUN_DIR/u2.e2undo" "$img"
+	fi
+
+	# the undo file gives back the original, byte for byte
+	undo_replay "$undo" "$img"
+	cmp "$RUN_DIR/orig.img" "$img" >&2 ||
+		fail "image after e2undo differs from the original"
+}
+
+run_cases repack_case "$CASES"

@@ -1,0 +1,2641 @@
+/*
+ * test_plan.c --- unit tests of the layout planner (src/plan.c)
+ *
+ * The planner is driven with synthetic volumes: every block is a cell
+ * holding nothing (free), fixed metadata, an indirect block (one of the
+ * ind_rec records) or a file's data block.  As scan.c does, data blocks
+ * in the tail zones are handed over as data_ext runs (a block that is the
+ * first data block of some records starts a run and anchors them); data
+ * outside the zones looks like fixed metadata to the planner.  The space
+ * ops are a byte array for the on-disk bitmap and a copy of it for the
+ * planner's reservations.
+ *
+ * Every plan is checked against the invariants of check_plan(), which
+ * also executes it on a copy of the cells the way finish.c does (per
+ * round: reserve, copy, switch, release; round 1 then round 2) and makes
+ * sure nothing is ever overwritten; cases add their own expectations.
+ * apply() makes the executed plan the new state of the volume (and
+ * rehomes records by where their first data block went, as a new scan
+ * would; under data homing those blocks never move), so a second plan can
+ * be made over it.
+ *
+ * Output: one "ok N - name" or "not ok N - name: why" line per case,
+ * then "1..N"; the exit status is 0 only if every case passed.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+/* --- harness ------------------------------------------------------------- */
+
+static int n_run, n_fail;
+static char why[2048];
+
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why[0]) {
+		va_start(ap, fmt);
+		vsnprintf(why, sizeof(why), fmt, ap);
+		va_end(ap);
+	}
+	return 1;
+}
+
+#define EXPECT(cond, ...) \
+	do { if (!(cond)) return fail(__VA_ARGS__); } while (0)
+#define TRY(expr) \
+	do { if (expr) return 1; } while (0)
+#define ULL(x) ((unsigned long long) (x))
+
+static void run(const char *name, int (*fn)(void))
+{
+	int r;
+
+	why[0] = 0;
+	r = fn();
+	n_run++;
+	if (r) {
+		n_fail++;
+		printf("not ok %d - %s: %s\n", n_run, name,
+		       why[0] ? why : "(no detail)");
+	} else {
+		printf("ok %d - %s\n", n_run, name);
+	}
+	fflush(stdout);
+}
+
+/* --- the synthetic volume ------------------------------------------------ */
+
+enum { C_FREE = 0, C_FIXED, C_REC, C_DATA };
+
+struct cell {
+	__u8	kind;
+	__u32	ino;	/* C_REC, C_DATA: owner */
+	__u32	id;	/* C_REC: the record's tag; C_DATA: a serial */
+};
+
+#define MAXR	4096
+#define MAXG	256
+
+struct vol {
+	struct mp_geom	g;
+	struct cell	*c;		/* blocks_count cells */
+	struct ind_rec	rec[MAXR];	/* scan order: inode order */
+	__u32		tag[MAXR];	/* rec[i]'s content in the cells */
+	__u32		fdata[MAXR];	/* id of its first data block, or 0 */
+	__u32		nrec;
+	struct data_ext	*ext;		/* rebuilt by prepare() */
+	__u32		next;
+	__u8		*ondisk, *work;
+	blk64_t		*loc;		/* data id -> block, for prepare() */
+	__u32		*anc_first, *anc_n;	/* block -> anchored records */
+	__u32		serial;
+	int		ops_bad;
+	char		ops_msg[256];
+};
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "test_plan: test bug: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(99);
+}
+
+static struct vol *vol_new(blk64_t fdb, __u32 bpg, blk64_t blocks_count,
+			   __u32 ipg, unsigned pct)
+{
+	struct vol *v = calloc(1, sizeof(*v));
+	blk64_t b;
+
+	if (!v)
+		die("out of memory");
+	v->g.first_data_block = fdb;
+	v->g.blocks_count = blocks_count;
+	v->g.blocks_per_group = bpg;
+	v->g.inodes_per_group = ipg;
+	v->g.group_count = (blocks_count - fdb + bpg - 1) / bpg;
+	v->g.mc_max_pct = pct;
+	v->c = calloc(blocks_count, sizeof(*v->c));
+	v->ext = calloc(blocks_count, sizeof(*v->ext));
+	v->ondisk = calloc(blocks_count, 1);
+	v->work = calloc(blocks_count, 1);
+	v->anc_first = calloc(blocks_count, sizeof(__u32));
+	v->anc_n = calloc(blocks_count, sizeof(__u32));
+	if (!v->c || !v->ext || !v->ondisk || !v->work || !v->anc_first ||
+	    !v->anc_n)
+		die("out of memory");
+	for (b = 0; b < fdb; b++)
+		v->c[b].kind = C_FIXED;
+	return v;
+}
+
+static void vol_free(struct vol *v)
+{
+	if (!v)
+		return;
+	free(v->c);
+	free(v->ext);
+	free(v->ondisk);
+	free(v->work);
+	free(v->loc);
+	free(v->anc_first);
+	free(v->anc_n);
+	free(v);
+}
+
+static void need_free(struct vol *v, blk64_t b)
+{
+	if (b >= v->g.blocks_count || v->c[b].kind != C_FREE)
+		die("block %llu is not free", ULL(b));
+}
+
+static void set_fixed(struct vol *v, blk64_t a, blk64_t z)
+{
+	for (; a <= z; a++) {
+		need_free(v, a);
+		v->c[a].kind = C_FIXED;
+	}
+}
+
+static void set_data(struct vol *v, blk64_t a, blk64_t z, __u32 ino)
+{
+	for (; a <= z; a++) {
+		need_free(v, a);
+		v->c[a].kind = C_DATA;
+		v->c[a].ino = ino;
+		v->c[a].id = ++v->serial;
+	}
+}
+
+/* Fill every free block of [a, z] with fixed metadata. */
+static void fill_fixed(struct vol *v, blk64_t a, blk64_t z)
+{
+	for (; a <= z; a++)
+		if (v->c[a].kind == C_FREE)
+			v->c[a].kind = C_FIXED;
+}
+
+/* The first few blocks of every group: superblock, bitmaps, inodes. */
+static void std_meta(struct vol *v, __u32 n)
+{
+	__u32 grp;
+
+	for (grp = 0; grp < v->g.group_count; grp++) {
+		blk64_t f = mp_group_first(&v->g, grp);
+		blk64_t l = mp_group_last(&v->g, grp);
+
+		set_fixed(v, f, f + n - 1 <= l ? f + n - 1 : l);
+	}
+}
+
+static __u32 ino_group(const struct vol *v, __u32 ino)
+{
+	return (ino - 1) / v->g.inodes_per_group;
+}
+
+/* Insert a record after every record of the same or a lower inode. */
+static __u32 add_rec(struct vol *v, __u32 ino, blk64_t blk, __u8 level,
+		     __u8 flags, __u32 logical, __u32 dg)
+{
+	__u32 at = v->nrec;
+
+	if (v->nrec == MAXR)
+		die("too many records");
+	need_free(v, blk);
+	while (at > 0 && v->rec[at - 1].ino > ino)
+		at--;
+	memmove(v->rec + at + 1, v->rec + at,
+		(v->nrec - at) * sizeof(*v->rec));
+	memmove(v->tag + at + 1, v->tag + at, (v->nrec - at) * sizeof(__u32));
+	memmove(v->fdata + at + 1, v->fdata + at,
+		(v->nrec - at) * sizeof(__u32));
+	v->fdata[at] = 0;
+	v->nrec++;
+	memset(&v->rec[at], 0, sizeof(v->rec[at]));
+	v->rec[at].blk = blk;
+	v->rec[at].dest = blk;
+	v->rec[at].ino = ino;
+	v->rec[at].logical = logical;
+	v->rec[at].data_group = dg;
+	v->rec[at].level = level;
+	v->rec[at].flags = flags;
+	v->tag[at] = ++v->serial;
+	v->c[blk].kind = C_REC;
+	v->c[blk].ino = ino;
+	v->c[blk].id = v->tag[at];
+	return at;
+}
+
+/*
+ * Record @i maps data whose first block is @blk (a data block of its
+ * file): its data group is that block's, wherever the block goes.
+ */
+static void set_fdata(struct vol *v, __u32 i, blk64_t blk)
+{
+	if (v->c[blk].kind != C_DATA || v->c[blk].ino != v->rec[i].ino)
+		die("block %llu is no data of inode %u", ULL(blk),
+		    v->rec[i].ino);
+	v->fdata[i] = v->c[blk].id;
+	v->rec[i].data_group = mp_group_of(&v->g, blk);
+}
+
+/*
+ * A file's indirect blocks in scan (pre-)order: the IND of i_block[12],
+ * then the DIND of i_block[13] followed by its INDs.  @dg, if not NULL,
+ * gives each record's data group; otherwise the inode's group is used.
+ */
+static void add_file_dg(struct vol *v, __u32 ino, __u32 n, const blk64_t *blk,
+			const __u32 *dg)
+{
+	__u32 k;
+
+	for (k = 0; k < n; k++) {
+		__u8 level = k == 1 ? 2 : 1;
+		__u8 flags = k < 2 ? REC_IN_INODE : 0;
+		__u32 logical = k == 0 ? 12 : 12 + 256 * (k > 1 ? k - 1 : 1);
+
+		add_rec(v, ino, blk[k], level, flags, logical,
+			dg ? dg[k] : ino_group(v, ino));
+	}
+}
+
+static void add_file(struct vol *v, __u32 ino, __u32 n, const blk64_t *blk)
+{
+	add_file_dg(v, ino, n, blk, NULL);
+}
+
+/* A file whose n indirect blocks sit at first, first + 1, ... */
+static void add_file_at(struct vol *v, __u32 ino, __u32 n, blk64_t first)
+{
+	blk64_t blk[64];
+	__u32 k;
+
+	if (n > 64)
+		die("file too big");
+	for (k = 0; k < n; k++)
+		blk[k] = first + k;
+	add_file(v, ino, n, blk);
+}
+
+static int rec_of_ino(const struct vol *v, __u32 ino, __u32 k)
+{
+	__u32 i;
+
+	for (i = 0; i < v->nrec; i++)
+		if (v->rec[i].ino == ino) {
+			if (!k)
+				return i;
+			k--;
+		}
+	die("no record %u of inode %u", k, ino);
+	return -1;
+}
+
+static blk64_t dest_of(const struct vol *v, __u32 ino, __u32 k)
+{
+	return v->rec[rec_of_ino(v, ino, k)].dest;
+}
+
+static __u32 count_free(const struct vol *v)
+{
+	blk64_t b;
+	__u32 n = 0;
+
+	for (b = v->g.first_data_block; b < v->g.blocks_count; b++)
+		n += v->c[b].kind == C_FREE;
+	return n;
+}
+
+/* --- the planner's view -------------------------------------------------- */
+
+static void ops_error(struct vol *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v->ops_bad++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->ops_msg, sizeof(v->ops_msg), fmt, ap);
+	va_end(ap);
+}
+
+static int op_in_use(void *priv, blk64_t blk)
+{
+	struct vol *v = priv;
+
+	if (blk < v->g.first_data_block || blk >= v->g.blocks_count) {
+		ops_error(v, "in_use(%llu) out of the volume", ULL(blk));
+		return 1;
+	}
+	return v->ondisk[blk];
+}
+
+static int op_find_free(void *priv, blk64_t start, blk64_t end, blk64_t *out)
+{
+	struct vol *v = priv;
+	blk64_t b;
+
+	if (start < v->g.first_data_block || end >= v->g.blocks_count ||
+	    start > end) {
+		ops_error(v, "find_free(%llu, %llu) out of the volume",
+			  ULL(start), ULL(end));
+		return 22;
+	}
+	for (b = start; b <= end; b++)
+		if (!v->work[b]) {
+			*out = b;
+			return 0;
+		}
+	return 2;
+}
+
+static void op_take(void *priv, blk64_t blk)
+{
+	struct vol *v = priv;
+
+	if (blk < v->g.first_data_block || blk >= v->g.blocks_count) {
+		ops_error(v, "take(%llu) out of the volume", ULL(blk));
+		return;
+	}
+	if (v->work[blk])
+		ops_error(v, "take(%llu) of a block already in use or taken",
+			  ULL(blk));
+	v->work[blk] = 1;
+}
+
+static const struct mp_space_ops ops = {
+	.in_use = op_in_use,
+	.find_free = op_find_free,
+	.take = op_take,
+};
+
+/* Where every data block is now, by id. */
+static void locate(struct vol *v)
+{
+	blk64_t b;
+
+	free(v->loc);
+	v->loc = calloc(v->serial + 1, sizeof(blk64_t));
+	if (!v->loc)
+		die("out of memory");
+	for (b = 0; b < v->g.blocks_count; b++)
+		if (v->c[b].kind == C_DATA)
+			v->loc[v->c[b].id] = b;
+}
+
+/*
+ * Bitmaps, free count and the data extents, as scan.c makes them: data
+ * in the tail zones only, and a block that is the first data block of
+ * some records (its anchors, consecutive in scan order) starts an extent.
+ */
+static void prepare(struct vol *v)
+{
+	blk64_t b;
+	__u32 i;
+
+	v->next = 0;
+	v->ops_bad = 0;
+	v->ops_msg[0] = 0;
+	locate(v);
+	memset(v->anc_n, 0, v->g.blocks_count * sizeof(__u32));
+	for (i = 0; i < v->nrec; i++) {
+		if (!v->fdata[i])
+			continue;
+		b = v->loc[v->fdata[i]];
+		if (v->c[b].kind != C_DATA || v->c[b].id != v->fdata[i])
+			die("record %u lost its data", i);
+		if (!v->anc_n[b])
+			v->anc_first[b] = i;
+		else if (v->anc_first[b] + v->anc_n[b] != i)
+			die("anchors of block %llu not consecutive", ULL(b));
+		v->anc_n[b]++;
+	}
+	for (b = 0; b < v->g.blocks_count; b++) {
+		struct cell *c = &v->c[b];
+		struct data_ext *e = v->next ? &v->ext[v->next - 1] : NULL;
+
+		v->ondisk[b] = v->work[b] = c->kind != C_FREE;
+		if (c->kind != C_DATA || b < v->g.first_data_block ||
+		    b < mp_zone_first(&v->g, mp_group_of(&v->g, b)))
+			continue;
+		if (!v->anc_n[b] && e && e->ino == c->ino &&
+		    e->start + e->len == b) {
+			e->len++;
+			continue;
+		}
+		e = &v->ext[v->next++];
+		memset(e, 0, sizeof(*e));
+		e->start = b;
+		e->len = 1;
+		e->ino = c->ino;
+		e->anchor = v->anc_n[b] ? v->anc_first[b] : 0;
+		e->nanchor = v->anc_n[b];
+	}
+	v->g.free_blocks = count_free(v);
+}
+
+static errcode_t plan(struct vol *v, enum e3mp_homing h, struct mp_plan *p)
+{
+	prepare(v);
+	return mp_plan_build(p, &v->g, h, v->rec, v->nrec, v->ext, v->next,
+			     &ops, v);
+}
+
+/* --- what the checker knows ---------------------------------------------- */
+
+static const struct data_ext *ext_cover(const struct vol *v, blk64_t b)
+{
+	__u32 i;
+
+	for (i = 0; i < v->next; i++)
+		if (b >= v->ext[i].start && b < v->ext[i].start + v->ext[i].len)
+			return &v->ext[i];
+	return NULL;
+}
+
+/* In use, but neither an indirect block nor recorded data: never moves. */
+static int immovable(const struct vol *v, blk64_t b)
+{
+	if (b < v->g.first_data_block || b >= v->g.blocks_count)
+		return 1;
+	if (v->c[b].kind == C_FIXED)
+		return 1;
+	return v->c[b].kind == C_DATA && !ext_cover(v, b);
+}
+
+/*
+ * Under data homing, the first data block of some records (an extent
+ * start with anchors) decides their home: it is never a slot and never
+ * moves.  Under inode homing it is ordinary data.
+ */
+static int is_anchor(const struct vol *v, enum e3mp_homing h, blk64_t b)
+{
+	const struct data_ext *e;
+
+	if (h != E3MP_HOME_DATA)
+		return 0;
+	e = ext_cover(v, b);
+	return e && e->start == b && e->nanchor;
+}
+
+/* What may be a slot of an MC. */
+static int eligible_blk(const struct vol *v, enum e3mp_homing h, blk64_t b)
+{
+	return !immovable(v, b) && !is_anchor(v, h, b);
+}
+
+static int rec_by_blk(const struct vol *v, blk64_t b)
+{
+	__u32 i;
+
+	for (i = 0; i < v->nrec; i++)
+		if (v->rec[i].blk == b)
+			return i;
+	return -1;
+}
+
+static int rec_by_tag(const struct vol *v, __u32 tag)
+{
+	__u32 i;
+
+	for (i = 0; i < v->nrec; i++)
+		if (v->tag[i] == tag)
+			return i;
+	return -1;
+}
+
+static int rec_by_dest(const struct vol *v, blk64_t b)
+{
+	__u32 i;
+
+	for (i = 0; i < v->nrec; i++)
+		if (v->rec[i].dest == b && v->rec[i].blk != b)
+			return i;
+	return -1;
+}
+
+static long slot_idx(const struct mp_plan *p, blk64_t b)
+{
+	__u32 i;
+
+	for (i = 0; i < p->nslot; i++)
+		if (p->slot[i] == b)
+			return i;
+	return -1;
+}
+
+static __u32 home_of(const struct vol *v, enum e3mp_homing h, __u32 i)
+{
+	__u32 grp = h == E3MP_HOME_DATA ? v->rec[i].data_group :
+		    ino_group(v, v->rec[i].ino);
+
+	return grp < v->g.group_count ? grp : v->g.group_count - 1;
+}
+
+/* @b is a slot of some MC: where a record counts as packed. */
+static int in_slots(const struct mp_plan *p, blk64_t b)
+{
+	return slot_idx(p, b) >= 0;
+}
+
+static const char *kind_name(int k)
+{
+	switch (k) {
+	case MV_IND: return "IND";
+	case MV_DATA: return "DATA";
+	case MV_TEMP: return "TEMP";
+	case MV_OUT: return "OUT";
+	}
+	return "?";
+}
+
+/* Round 1 moves the unplaced record at @blk out of its slot. */
+static int has_out(const struct mp_plan *p, blk64_t blk)
+{
+	__u32 k;
+
+	for (k = 0; k < p->nmv[0]; k++)
+		if (p->mv[0][k].kind == MV_OUT && p->mv[0][k].from == blk)
+			return 1;
+	return 0;
+}
+
+/*
+ * Execute the plan on a copy of the cells, the way finish.c does: per
+ * round, every destination must be empty when the round starts (it is
+ * reserved first), every source must hold what the move says it holds;
+ * then all copies happen, then all sources are released.
+ */
+static int simulate(const struct vol *v, const struct mp_plan *p,
+		    struct cell *out)
+{
+	blk64_t nb = v->g.blocks_count;
+	struct cell *tmp;
+	int r;
+	__u32 k, used_before = 0, used_after = 0;
+	blk64_t b;
+
+	memcpy(out, v->c, nb * sizeof(*out));
+	for (r = 0; r < 2; r++) {
+		const struct mp_move *mv = p->mv[r];
+
+		tmp = calloc(p->nmv[r] + 1, sizeof(*tmp));
+		if (!tmp)
+			die("out of memory");
+		for (k = 0; k < p->nmv[r]; k++) {
+			const struct mp_move *m = &mv[k];
+			const struct cell *src;
+			int x;
+
+			if (m->from >= nb || m->to >= nb ||
+			    m->from < v->g.first_data_block ||
+			    m->to < v->g.first_data_block) {
+				free(tmp);
+				return fail("round %d move %u %llu->%llu out "
+					    "of the volume", r + 1, k,
+					    ULL(m->from), ULL(m->to));
+			}
+			src = &out[m->from];
+			if (out[m->to].kind != C_FREE) {
+				free(tmp);
+				return fail("round %d move %u (%s %llu->%llu): "
+					    "destination not empty at the "
+					    "start of the round (kind %d)",
+					    r + 1, k, kind_name(m->kind),
+					    ULL(m->from), ULL(m->to),
+					    out[m->to].kind);
+			}
+			if (m->kind == MV_DATA) {
+				if (src->kind != C_DATA || src->ino != m->ino) {
+					free(tmp);
+					return fail("round %d DATA move %llu->"
+						    "%llu: source holds no "
+						    "data of inode %u",
+						    r + 1, ULL(m->from),
+						    ULL(m->to), m->ino);
+				}
+			} else {
+				x = src->kind == C_REC ?
+				    rec_by_tag(v, src->id) : -1;
+				if (x < 0 || v->rec[x].ino != m->ino ||
+				    v->rec[x].level != m->level) {
+					free(tmp);
+					return fail("round %d %s move %llu->"
+						    "%llu: source holds no "
+						    "indirect block of inode "
+						    "%u level %u", r + 1,
+						    kind_name(m->kind),
+						    ULL(m->from), ULL(m->to),
+						    m->ino, m->level);
+				}
+				if ((m->kind == MV_IND || m->kind == MV_OUT) &&
+				    v->rec[x].dest != m->to) {
+					free(tmp);
+					return fail("round %d %s move %llu->"
+						    "%llu carries the record "
+						    "whose dest is %llu",
+						    r + 1, kind_name(m->kind),
+						    ULL(m->from), ULL(m->to),
+						    ULL(v->rec[x].dest));
+				}
+			}
+			tmp[k] = *src;
+		}
+		for (k = 0; k < p->nmv[r]; k++) {
+			if (out[mv[k].from].kind == C_FREE) {
+				free(tmp);
+				return fail("round %d: block %llu is the "
+					    "source of two moves", r + 1,
+					    ULL(mv[k].from));
+			}
+			out[mv[k].from].kind = C_FREE;
+		}
+		for (k = 0; k < p->nmv[r]; k++) {
+			if (out[mv[k].to].kind != C_FREE) {
+				free(tmp);
+				return fail("round %d: block %llu is the "
+					    "destination of two moves",
+					    r + 1, ULL(mv[k].to));
+			}
+			out[mv[k].to] = tmp[k];
+		}
+		free(tmp);
+	}
+	for (b = 0; b < nb; b++) {
+		used_before += v->c[b].kind != C_FREE;
+		used_after += out[b].kind != C_FREE;
+	}
+	if (used_before != used_after)
+		return fail("%u blocks in use before the plan, %u after",
+			    used_before, used_after);
+	for (k = 0; k < v->nrec; k++) {
+		const struct cell *c = &out[v->rec[k].dest];
+
+		if (c->kind != C_REC || c->id != v->tag[k])
+			return fail("record %u (ino %u, blk %llu) is not at "
+				    "its dest %llu after both rounds", k,
+				    v->rec[k].ino, ULL(v->rec[k].blk),
+				    ULL(v->rec[k].dest));
+	}
+	return 0;
+}
+
+/* The slots of every MC: the last eligible blocks of its zone. */
+static int check_geometry(const struct vol *v, const struct mp_plan *p,
+			  enum e3mp_homing h)
+{
+	const struct mp_geom *g = &v->g;
+	static __u32 demand[MAXG];
+	__u64 carry = 0, groups = 0;
+	__u32 grp, i, at = 0;
+
+	if (g->group_count > MAXG)
+		die("too many groups");
+	memset(demand, 0, sizeof(demand));
+	for (i = 0; i < v->nrec; i++)
+		demand[home_of(v, h, i)]++;
+	for (grp = 0; grp < g->group_count; grp++) {
+		__u64 need = demand[grp] + carry;
+		blk64_t first = mp_zone_first(g, grp), b;
+		__u32 got = 0, k;
+		blk64_t want[MAXR];
+
+		for (b = mp_group_last(g, grp); b >= first && got < need; b--) {
+			if (eligible_blk(v, h, b))
+				want[got++] = b;
+			if (b == 0)
+				break;
+		}
+		if (p->mc_first[grp] != at) {
+			return fail("mc_first[%u] = %u, expected %u", grp,
+				    p->mc_first[grp], at);
+		}
+		if (p->mc_first[grp + 1] - p->mc_first[grp] != got) {
+			return fail("MC of group %u has %u slots, expected %u "
+				    "(demand %u, carry %llu)", grp,
+				    p->mc_first[grp + 1] - p->mc_first[grp],
+				    got, demand[grp], ULL(carry));
+		}
+		for (k = 0; k < got; k++)
+			if (p->slot[at + k] != want[got - 1 - k]) {
+				return fail("slot %u of group %u is %llu, "
+					    "expected %llu", at + k, grp,
+					    ULL(p->slot[at + k]),
+					    ULL(want[got - 1 - k]));
+			}
+		at += got;
+		groups += got > 0;
+		carry = need - got;
+	}
+	EXPECT(p->nslot == at, "nslot %u, expected %u", p->nslot, at);
+	EXPECT(p->mc_first[g->group_count] == at, "mc_first[end] %u != %u",
+	       p->mc_first[g->group_count], at);
+	EXPECT(p->mc_groups == groups, "mc_groups %llu, expected %llu",
+	       ULL(p->mc_groups), ULL(groups));
+	return 0;
+}
+
+/* Runs in processing order: [start, end) of a sorted index array. */
+static __u32 make_order(const struct vol *v, enum e3mp_homing h, __u32 *ord)
+{
+	__u32 n = 0, grp, i;
+
+	for (grp = 0; grp < v->g.group_count; grp++)
+		for (i = 0; i < v->nrec; i++)
+			if (home_of(v, h, i) == grp)
+				ord[n++] = i;
+	return n;
+}
+
+static __u32 order_run_end(const struct vol *v, enum e3mp_homing h,
+			   const __u32 *ord, __u32 i)
+{
+	__u32 j = i + 1;
+
+	while (j < v->nrec && v->rec[ord[j]].ino == v->rec[ord[i]].ino &&
+	       home_of(v, h, ord[j]) == home_of(v, h, ord[i]))
+		j++;
+	return j;
+}
+
+/*
+ * Where plan.c's header says every record goes, before fit_to_space():
+ * runs in slots, ascending, at or after their home MC stay (pass A);
+ * every other record, in processing order, takes the next free slot of
+ * one forward cursor, cur = max(cur, mc_first[home]); once the cursor
+ * has run out, the rest take any free slot from slot 0 on; what is left
+ * stays.  @want gets each record's destination, @inplace its pass A flag.
+ */
+static void model_dests(const struct vol *v, const struct mp_plan *p,
+			enum e3mp_homing h, blk64_t *want, __u8 *inplace)
+{
+	static __u32 ord[MAXR];
+	__u8 *own = calloc(p->nslot + 1, 1);
+	__u32 i, k, end, r, cur = 0, any = 0;
+
+	if (!own)
+		die("out of memory");
+	make_order(v, h, ord);
+	for (i = 0; i < v->nrec; i++) {
+		want[i] = 0;
+		inplace[i] = 0;
+	}
+	for (i = 0; i < v->nrec; i = end) {
+		__u32 prev = p->mc_first[home_of(v, h, ord[i])];
+		int ok = 1;
+
+		end = order_run_end(v, h, ord, i);
+		for (k = i; k < end && ok; k++) {
+			long s = slot_idx(p, v->rec[ord[k]].blk);
+
+			if (s < 0 || (__u32) s < prev || own[s])
+				ok = 0;
+			else
+				prev = s + 1;
+		}
+		for (k = i; k < end && ok; k++) {
+			r = ord[k];
+			own[slot_idx(p, v->rec[r].blk)] = 1;
+			want[r] = v->rec[r].blk;
+			inplace[r] = 1;
+		}
+	}
+	for (i = 0; i < v->nrec; i++) {
+		r = ord[i];
+		if (want[r])
+			continue;
+		if (cur < p->mc_first[home_of(v, h, r)])
+			cur = p->mc_first[home_of(v, h, r)];
+		while (cur < p->nslot && own[cur])
+			cur++;
+		if (cur == p->nslot)
+			break;
+		own[cur] = 1;
+		want[r] = p->slot[cur];
+	}
+	for (; i < v->nrec; i++) {
+		r = ord[i];
+		if (want[r])
+			continue;
+		while (any < p->nslot && own[any])
+			any++;
+		if (any == p->nslot)
+			break;
+		own[any] = 1;
+		want[r] = p->slot[any];
+	}
+	for (i = 0; i < v->nrec; i++)
+		if (!want[i])
+			want[i] = v->rec[i].blk;
+	free(own);
+}
+
+/*
+ * Every record goes where model_dests() says, except that when space is
+ * short (no_space) whole runs that would move are given up, last in
+ * processing order first: they stay (or, left in a slot another record
+ * takes, are moved out of it).
+ */
+static int check_runs(const struct vol *v, const struct mp_plan *p,
+		      enum e3mp_homing h)
+{
+	static __u32 ord[MAXR];
+	static blk64_t want[MAXR];
+	static __u8 inplace[MAXR];
+	__u32 i, end, k, r, dropped = 0;
+	int seen_drop = 0;
+
+	make_order(v, h, ord);
+	model_dests(v, p, h, want, inplace);
+	for (i = 0; i < v->nrec; i = end) {
+		int run_kept = 0, run_drop = 0;
+
+		end = order_run_end(v, h, ord, i);
+		for (k = i; k < end; k++) {
+			const struct ind_rec *rc = &v->rec[ord[k]];
+			int out = has_out(p, rc->blk);
+
+			r = ord[k];
+			if (inplace[r] && (rc->dest != rc->blk || out)) {
+				return fail("ino %u: run in place (ascending "
+					    "slots from its home MC) moves "
+					    "%llu -> %llu", rc->ino,
+					    ULL(rc->blk), ULL(rc->dest));
+			}
+			if (want[r] == rc->blk) {
+				/* stays; or moved out of a slot it lost */
+				if (rc->dest != rc->blk && !out) {
+					return fail("ino %u record %u (blk "
+						    "%llu): dest %llu, "
+						    "expected it to stay",
+						    rc->ino, k - i,
+						    ULL(rc->blk),
+						    ULL(rc->dest));
+				}
+				continue;
+			}
+			if (rc->dest == want[r] && !out) {
+				if (seen_drop) {
+					return fail("ino %u record %u moves "
+						    "to %llu, after a run "
+						    "given up before it",
+						    rc->ino, k - i,
+						    ULL(rc->dest));
+				}
+				run_kept = 1;
+				continue;
+			}
+			if (!p->no_space || (rc->dest != rc->blk && !out)) {
+				return fail("ino %u record %u (blk %llu, "
+					    "home MC from slot %u): dest %llu "
+					    "(slot %ld), expected %llu (slot "
+					    "%ld); no_space %llu", rc->ino,
+					    k - i, ULL(rc->blk),
+					    p->mc_first[home_of(v, h, r)],
+					    ULL(rc->dest),
+					    slot_idx(p, rc->dest),
+					    ULL(want[r]),
+					    slot_idx(p, want[r]),
+					    ULL(p->no_space));
+			}
+			run_drop = 1;
+			dropped++;
+		}
+		if (run_drop && run_kept)
+			return fail("ino %u: the run from order %u is given "
+				    "up only in part", v->rec[ord[i]].ino, i);
+		seen_drop |= run_drop;
+	}
+	EXPECT(dropped == p->no_space, "%u records given up, no_space %llu",
+	       dropped, ULL(p->no_space));
+	return 0;
+}
+
+/*
+ * Every invariant a plan must satisfy, whatever the layout; v must still
+ * be the volume the plan was made for.
+ */
+static int check_plan(const struct vol *v, const struct mp_plan *p,
+		      enum e3mp_homing h)
+{
+	blk64_t nb = v->g.blocks_count;
+	struct cell *sim;
+	__u32 i, k, r;
+	__u64 n_ind = 0, n_data = 0, n_temp = 0, ind_moving = 0;
+	__u64 in_before = 0, in_after = 0;
+	__u8 *seen;
+
+	EXPECT(!v->ops_bad, "space ops misused: %s (%d times)", v->ops_msg,
+	       v->ops_bad);
+	EXPECT(p->homing == h && !memcmp(&p->g, &v->g, sizeof(p->g)),
+	       "plan's homing or geometry differ from the input");
+	TRY(check_geometry(v, p, h));
+
+	/* record destinations */
+	seen = calloc(nb, 1);
+	if (!seen)
+		die("out of memory");
+	for (i = 0; i < v->nrec; i++) {
+		const struct ind_rec *rc = &v->rec[i];
+
+		if (rc->dest >= nb || rc->dest < v->g.first_data_block) {
+			free(seen);
+			return fail("record %u dest %llu out of the volume", i,
+				    ULL(rc->dest));
+		}
+		if (seen[rc->dest]++) {
+			free(seen);
+			return fail("two records share dest %llu",
+				    ULL(rc->dest));
+		}
+		in_before += in_slots(p, rc->blk);
+		in_after += in_slots(p, rc->dest);
+		if (rc->dest == rc->blk)
+			continue;
+		if (immovable(v, rc->dest) || v->c[rc->dest].kind == C_FIXED) {
+			free(seen);
+			return fail("record %u dest %llu is fixed", i,
+				    ULL(rc->dest));
+		}
+		if (has_out(p, rc->blk)) {
+			if (v->ondisk[rc->dest]) {
+				free(seen);
+				return fail("record %u leaves its slot for "
+					    "%llu, which is in use", i,
+					    ULL(rc->dest));
+			}
+		} else if (slot_idx(p, rc->dest) >= 0) {
+			/* which slot: check_runs() */
+			ind_moving++;
+		} else {
+			free(seen);
+			return fail("record %u moves %llu -> %llu, which is "
+				    "no slot, and not out of a slot", i,
+				    ULL(rc->blk), ULL(rc->dest));
+		}
+	}
+	free(seen);
+
+	/* the moves, one by one */
+	for (r = 0; r < 2; r++)
+		for (k = 0; k < p->nmv[r]; k++) {
+			const struct mp_move *m = &p->mv[r][k];
+			int x;
+
+			EXPECT(m->from < nb && m->to < nb,
+			       "round %u move %u out of the volume", r + 1, k);
+			EXPECT(!immovable(v, m->from),
+			       "round %u %s move from fixed block %llu", r + 1,
+			       kind_name(m->kind), ULL(m->from));
+			EXPECT(!immovable(v, m->to),
+			       "round %u %s move to fixed block %llu", r + 1,
+			       kind_name(m->kind), ULL(m->to));
+			EXPECT(!is_anchor(v, h, m->from) &&
+			       !is_anchor(v, h, m->to),
+			       "round %u %s move %llu->%llu: an anchor moves "
+			       "under data homing", r + 1, kind_name(m->kind),
+			       ULL(m->from), ULL(m->to));
+			if (r == 0) {
+				EXPECT(!v->ondisk[m->to],
+				       "round 1 %s move %llu->%llu: "
+				       "destination in use on disk",
+				       kind_name(m->kind), ULL(m->from),
+				       ULL(m->to));
+				EXPECT(v->ondisk[m->from],
+				       "round 1 move from free block %llu",
+				       ULL(m->from));
+			} else {
+				int vacated = 0, temp = 0;
+				__u32 j;
+
+				EXPECT(m->kind == MV_IND,
+				       "round 2 move of kind %s",
+				       kind_name(m->kind));
+				for (j = 0; j < p->nmv[0]; j++) {
+					vacated |= p->mv[0][j].from == m->to;
+					temp |= p->mv[0][j].to == m->from &&
+						p->mv[0][j].kind == MV_TEMP;
+				}
+				EXPECT(v->ondisk[m->to] && vacated,
+				       "round 2 move %llu->%llu: destination "
+				       "is not a block round 1 vacates",
+				       ULL(m->from), ULL(m->to));
+				x = rec_by_blk(v, m->from);
+				EXPECT(temp || (x >= 0 &&
+						v->rec[x].dest == m->to),
+				       "round 2 move %llu->%llu: source is "
+				       "neither the record's block nor a "
+				       "round 1 parking place",
+				       ULL(m->from), ULL(m->to));
+			}
+			switch (m->kind) {
+			case MV_DATA: {
+				const struct data_ext *e = ext_cover(v, m->from);
+
+				n_data++;
+				EXPECT(e && e->ino == m->ino && m->level == 0,
+				       "DATA move %llu->%llu: not from a data "
+				       "extent of inode %u", ULL(m->from),
+				       ULL(m->to), m->ino);
+				EXPECT(slot_idx(p, m->from) >= 0 &&
+				       rec_by_dest(v, m->from) >= 0,
+				       "DATA move from %llu, which no record "
+				       "needs", ULL(m->from));
+				break;
+			}
+			case MV_IND:
+				n_ind++;
+				x = rec_by_dest(v, m->to);
+				EXPECT(x >= 0 && slot_idx(p, m->to) >= 0,
+				       "IND move %llu->%llu: no record goes "
+				       "to that slot", ULL(m->from),
+				       ULL(m->to));
+				break;
+			case MV_TEMP: {
+				__u32 j;
+				int found = 0;
+
+				n_temp++;
+				EXPECT(r == 0, "TEMP move in round 2");
+				x = rec_by_blk(v, m->from);
+				EXPECT(x >= 0 && v->rec[x].dest != m->from,
+				       "TEMP move from %llu: no moving record "
+				       "there", ULL(m->from));
+				for (j = 0; j < p->nmv[1]; j++)
+					found += p->mv[1][j].from == m->to &&
+						 p->mv[1][j].to == v->rec[x].dest;
+				EXPECT(found == 1, "TEMP move %llu->%llu not "
+				       "followed by exactly one round 2 move "
+				       "to %llu", ULL(m->from), ULL(m->to),
+				       ULL(v->rec[x].dest));
+				break;
+			}
+			case MV_OUT:
+				EXPECT(r == 0, "OUT move in round 2");
+				x = rec_by_blk(v, m->from);
+				EXPECT(x >= 0 && v->rec[x].dest == m->to &&
+				       slot_idx(p, m->from) >= 0,
+				       "OUT move %llu->%llu: not an "
+				       "unplaced record leaving a slot",
+				       ULL(m->from), ULL(m->to));
+				EXPECT(rec_by_dest(v, m->from) >= 0,
+				       "OUT move from slot %llu, which no "
+				       "record needs", ULL(m->from));
+				break;
+			default:
+				return fail("move of unknown kind %d", m->kind);
+			}
+		}
+
+	/* figures */
+	EXPECT(p->data_evacuated == n_data, "data_evacuated %llu, %llu DATA "
+	       "moves", ULL(p->data_evacuated), ULL(n_data));
+	EXPECT(p->temp_moves == n_temp, "temp_moves %llu, %llu TEMP moves",
+	       ULL(p->temp_moves), ULL(n_temp));
+	EXPECT(p->ind_moved == n_ind && n_ind == ind_moving,
+	       "ind_moved %llu, %llu IND moves, %llu records going into "
+	       "slots", ULL(p->ind_moved), ULL(n_ind), ULL(ind_moving));
+	EXPECT(p->before.in_mc == in_before, "before.in_mc %llu, expected "
+	       "%llu", ULL(p->before.in_mc), ULL(in_before));
+	EXPECT(p->after.in_mc == in_after, "after.in_mc %llu, expected %llu",
+	       ULL(p->after.in_mc), ULL(in_after));
+	EXPECT(p->after.in_mc + p->unclustered == v->nrec,
+	       "after.in_mc %llu + unclustered %llu != %u records",
+	       ULL(p->after.in_mc), ULL(p->unclustered), v->nrec);
+	EXPECT(p->nmv[0] <= v->g.free_blocks,
+	       "round 1 has %u moves, but only %llu blocks are free",
+	       p->nmv[0], ULL(v->g.free_blocks));
+
+	TRY(check_runs(v, p, h));
+
+	/* and finally: run it */
+	sim = malloc(nb * sizeof(*sim));
+	if (!sim)
+		die("out of memory");
+	i = simulate(v, p, sim);
+	free(sim);
+	return i;
+}
+
+/* Make the checked plan the new state of the volume. */
+static void apply(struct vol *v, const struct mp_plan *p)
+{
+	struct cell *sim = malloc(v->g.blocks_count * sizeof(*sim));
+	__u32 i;
+
+	if (!sim)
+		die("out of memory");
+	if (simulate(v, p, sim))
+		die("apply: plan does not execute: %s", why);
+	memcpy(v->c, sim, v->g.blocks_count * sizeof(*sim));
+	free(sim);
+	locate(v);
+	for (i = 0; i < v->nrec; i++) {
+		v->rec[i].blk = v->rec[i].dest;
+		/* what the next scan sees */
+		if (v->fdata[i])
+			v->rec[i].data_group =
+				mp_group_of(&v->g, v->loc[v->fdata[i]]);
+	}
+}
+
+/* --- case helpers -------------------------------------------------------- */
+
+#define MAXVOL	4
+#define MAXPLAN	4
+
+static struct vol *vols[MAXVOL];
+static struct mp_plan plans[MAXPLAN];
+static int nvols, nplans;
+
+static struct vol *track(struct vol *v)
+{
+	if (nvols == MAXVOL)
+		die("too many volumes in one case");
+	return vols[nvols++] = v;
+}
+
+static struct mp_plan *new_plan(void)
+{
+	if (nplans == MAXPLAN)
+		die("too many plans in one case");
+	memset(&plans[nplans], 0, sizeof(plans[nplans]));
+	return &plans[nplans++];
+}
+
+static void cleanup(void)
+{
+	while (nvols)
+		vol_free(vols[--nvols]);
+	while (nplans)
+		mp_plan_free(&plans[--nplans]);
+}
+
+static void run_case(const char *name, int (*fn)(void))
+{
+	run(name, fn);
+	cleanup();
+}
+
+/* 4 groups of 64 blocks, tail zones of 16 blocks: [64g + 48, 64g + 63]. */
+static struct vol *g4(__u32 meta)
+{
+	struct vol *v = track(vol_new(0, 64, 256, 16, 25));
+
+	if (meta)
+		std_meta(v, meta);
+	return v;
+}
+
+static int plan_check(struct vol *v, enum e3mp_homing h, struct mp_plan *p)
+{
+	errcode_t err = plan(v, h, p);
+
+	EXPECT(!err, "mp_plan_build failed: error %ld", (long) err);
+	return check_plan(v, p, h);
+}
+
+static int expect_dests(const struct vol *v, __u32 ino, __u32 n,
+			const blk64_t *want)
+{
+	__u32 k;
+
+	for (k = 0; k < n; k++) {
+		blk64_t d = dest_of(v, ino, k);
+
+		EXPECT(d == want[k], "ino %u record %u: dest %llu, expected "
+		       "%llu", ino, k, ULL(d), ULL(want[k]));
+	}
+	return 0;
+}
+
+static int expect_slots(const struct mp_plan *p, __u32 n, const blk64_t *want)
+{
+	__u32 k;
+
+	EXPECT(p->nslot == n, "%u slots, expected %u", p->nslot, n);
+	for (k = 0; k < n; k++)
+		EXPECT(p->slot[k] == want[k], "slot %u is %llu, expected %llu",
+		       k, ULL(p->slot[k]), ULL(want[k]));
+	return 0;
+}
+
+static int has_move(const struct mp_plan *p, int round, blk64_t from,
+		    blk64_t to, int kind)
+{
+	__u32 k;
+
+	for (k = 0; k < p->nmv[round]; k++)
+		if (p->mv[round][k].from == from && p->mv[round][k].to == to &&
+		    p->mv[round][k].kind == kind)
+			return 1;
+	return 0;
+}
+
+#define EXPECT_MOVE(p, round, from, to, kind) \
+	EXPECT(has_move(p, (round) - 1, from, to, kind), \
+	       "no round %d %s move %llu -> %llu", round, kind_name(kind), \
+	       ULL(from), ULL(to))
+
+static int expect_counts(const struct mp_plan *p, __u32 n1, __u32 n2)
+{
+	EXPECT(p->nmv[0] == n1 && p->nmv[1] == n2,
+	       "%u + %u moves, expected %u + %u", p->nmv[0], p->nmv[1], n1, n2);
+	return 0;
+}
+
+static void describe_moves(const struct mp_plan *p, char *buf, size_t len)
+{
+	size_t at = 0;
+	int r;
+	__u32 k;
+
+	buf[0] = 0;
+	for (r = 0; r < 2; r++)
+		for (k = 0; k < p->nmv[r] && k < 6 && at + 64 < len; k++)
+			at += snprintf(buf + at, len - at, " r%d:%s:%llu->%llu",
+				       r + 1, kind_name(p->mv[r][k].kind),
+				       ULL(p->mv[r][k].from),
+				       ULL(p->mv[r][k].to));
+}
+
+/* Apply p1, plan again: nothing may move, the figures stay. */
+static int replan_still(struct vol *v, enum e3mp_homing h,
+			const struct mp_plan *p1, struct mp_plan *p2)
+{
+	char buf[512];
+
+	apply(v, p1);
+	TRY(plan_check(v, h, p2));
+	describe_moves(p2, buf, sizeof(buf));
+	EXPECT(p2->nmv[0] + p2->nmv[1] == 0,
+	       "second plan over the result moves %u + %u blocks:%s",
+	       p2->nmv[0], p2->nmv[1], buf);
+	EXPECT(p2->after.in_mc == p1->after.in_mc,
+	       "after.in_mc %llu, first plan said %llu",
+	       ULL(p2->after.in_mc), ULL(p1->after.in_mc));
+	EXPECT(p2->before.in_mc == p1->after.in_mc,
+	       "before.in_mc %llu on the packed volume, first plan promised "
+	       "%llu", ULL(p2->before.in_mc), ULL(p1->after.in_mc));
+	EXPECT(p2->unclustered == p1->unclustered,
+	       "unclustered %llu, first plan said %llu",
+	       ULL(p2->unclustered), ULL(p1->unclustered));
+	return 0;
+}
+
+/* A free block of [a, z], for new files. */
+static blk64_t free_in(const struct vol *v, blk64_t a, blk64_t z)
+{
+	for (; a <= z; a++)
+		if (v->c[a].kind == C_FREE)
+			return a;
+	die("no free block in [%llu, %llu]", ULL(a), ULL(z));
+	return 0;
+}
+
+/* --- geometry helpers ---------------------------------------------------- */
+
+static int case_helpers_fdb0(void)
+{
+	struct mp_geom g = { .first_data_block = 0, .blocks_count = 256,
+			     .blocks_per_group = 64, .inodes_per_group = 16,
+			     .group_count = 4, .mc_max_pct = 25 };
+
+	EXPECT(mp_group_first(&g, 0) == 0 && mp_group_first(&g, 3) == 192,
+	       "group_first");
+	EXPECT(mp_group_last(&g, 0) == 63 && mp_group_last(&g, 3) == 255,
+	       "group_last");
+	EXPECT(mp_group_of(&g, 0) == 0 && mp_group_of(&g, 63) == 0 &&
+	       mp_group_of(&g, 64) == 1 && mp_group_of(&g, 255) == 3,
+	       "group_of");
+	EXPECT(mp_zone_first(&g, 0) == 48 && mp_zone_first(&g, 1) == 112 &&
+	       mp_zone_first(&g, 3) == 240, "zone_first: %llu %llu %llu",
+	       ULL(mp_zone_first(&g, 0)), ULL(mp_zone_first(&g, 1)),
+	       ULL(mp_zone_first(&g, 3)));
+	return 0;
+}
+
+static int case_helpers_fdb1_short_last(void)
+{
+	/* 1 KiB-block style: block 0 is outside the groups */
+	struct mp_geom g = { .first_data_block = 1, .blocks_count = 213,
+			     .blocks_per_group = 64, .inodes_per_group = 16,
+			     .group_count = 4, .mc_max_pct = 25 };
+
+	EXPECT(mp_group_first(&g, 0) == 1 && mp_group_first(&g, 3) == 193,
+	       "group_first");
+	EXPECT(mp_group_last(&g, 0) == 64 && mp_group_last(&g, 2) == 192 &&
+	       mp_group_last(&g, 3) == 212, "group_last %llu",
+	       ULL(mp_group_last(&g, 3)));
+	EXPECT(mp_group_of(&g, 1) == 0 && mp_group_of(&g, 64) == 0 &&
+	       mp_group_of(&g, 65) == 1 && mp_group_of(&g, 212) == 3,
+	       "group_of");
+	EXPECT(mp_zone_first(&g, 0) == 49, "zone_first(0) %llu",
+	       ULL(mp_zone_first(&g, 0)));
+	/* the short last group: 20 blocks, zone 25 % of 20 = 5 */
+	EXPECT(mp_zone_first(&g, 3) == 208, "zone_first(3) %llu",
+	       ULL(mp_zone_first(&g, 3)));
+	return 0;
+}
+
+static int case_helpers_zone_at_least_one(void)
+{
+	struct mp_geom g = { .first_data_block = 0, .blocks_count = 131,
+			     .blocks_per_group = 64, .inodes_per_group = 16,
+			     .group_count = 3, .mc_max_pct = 1 };
+
+	/* 1 % of 64 is 0 blocks: one block anyway */
+	EXPECT(mp_zone_first(&g, 0) == 63, "zone_first(0) %llu",
+	       ULL(mp_zone_first(&g, 0)));
+	g.mc_max_pct = 25;
+	/* last group of 3 blocks: 25 % is 0: one block */
+	EXPECT(mp_group_last(&g, 2) == 130 && mp_zone_first(&g, 2) == 130,
+	       "last group [%llu, %llu]", ULL(mp_zone_first(&g, 2)),
+	       ULL(mp_group_last(&g, 2)));
+	return 0;
+}
+
+static int case_home(void)
+{
+	struct mp_geom g = { .first_data_block = 0, .blocks_count = 256,
+			     .blocks_per_group = 64, .inodes_per_group = 16,
+			     .group_count = 4, .mc_max_pct = 25 };
+	struct ind_rec r = { .ino = 1, .data_group = 2 };
+
+	EXPECT(mp_home(&g, E3MP_HOME_INODE, &r) == 0, "ino 1");
+	r.ino = 16;
+	EXPECT(mp_home(&g, E3MP_HOME_INODE, &r) == 0, "ino 16");
+	r.ino = 17;
+	EXPECT(mp_home(&g, E3MP_HOME_INODE, &r) == 1, "ino 17");
+	r.ino = 64;
+	EXPECT(mp_home(&g, E3MP_HOME_INODE, &r) == 3, "ino 64");
+	EXPECT(mp_home(&g, E3MP_HOME_DATA, &r) == 2, "data homing");
+	return 0;
+}
+
+/* --- metacluster geometry ------------------------------------------------ */
+
+static int case_empty(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	set_data(v, 50, 63, 7);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_counts(p, 0, 0));
+	EXPECT(p->nslot == 0 && p->mc_groups == 0, "%u slots", p->nslot);
+	return 0;
+}
+
+/* What scan.c hands over when no data lies in any tail zone. */
+static int case_no_data_extents(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+	errcode_t err;
+
+	add_file_at(v, 1, 2, 10);
+	prepare(v);
+	err = mp_plan_build(p, &v->g, E3MP_HOME_INODE, v->rec, v->nrec, NULL,
+			    0, &ops, v);
+	EXPECT(!err, "mp_plan_build failed: error %ld", (long) err);
+	TRY(check_plan(v, p, E3MP_HOME_INODE));
+	TRY(expect_dests(v, 1, 2, (blk64_t[]) { 62, 63 }));
+	return 0;
+}
+
+static int case_single_file(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	add_file_at(v, 1, 4, 10);	/* IND, DIND, IND, IND */
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_slots(p, 4, (blk64_t[]) { 60, 61, 62, 63 }));
+	TRY(expect_dests(v, 1, 4, (blk64_t[]) { 60, 61, 62, 63 }));
+	TRY(expect_counts(p, 4, 0));
+	EXPECT_MOVE(p, 1, 10, 60, MV_IND);
+	EXPECT_MOVE(p, 1, 13, 63, MV_IND);
+	EXPECT(p->ind_moved == 4 && p->before.in_mc == 0 &&
+	       p->after.in_mc == 4 && p->mc_groups == 1 &&
+	       p->unclustered == 0, "figures");
+	return 0;
+}
+
+static int case_mc_steps_around_fixed(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	set_fixed(v, 61, 61);
+	set_fixed(v, 63, 63);
+	add_file_at(v, 1, 4, 10);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_slots(p, 4, (blk64_t[]) { 58, 59, 60, 62 }));
+	TRY(expect_dests(v, 1, 4, (blk64_t[]) { 58, 59, 60, 62 }));
+	return 0;
+}
+
+static int case_mc_size_is_demand(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+	static const __u32 first[] = { 0, 3, 6, 11, 11 };
+	__u32 grp;
+
+	add_file_at(v, 40, 5, 140);	/* group 2; added out of order */
+	add_file_at(v, 1, 3, 10);
+	add_file_at(v, 17, 2, 74);
+	add_file_at(v, 18, 1, 80);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	for (grp = 0; grp <= 4; grp++)
+		EXPECT(p->mc_first[grp] == first[grp], "mc_first[%u] = %u, "
+		       "expected %u", grp, p->mc_first[grp], first[grp]);
+	TRY(expect_slots(p, 11, (blk64_t[]) { 61, 62, 63, 125, 126, 127,
+					      187, 188, 189, 190, 191 }));
+	TRY(expect_dests(v, 1, 3, (blk64_t[]) { 61, 62, 63 }));
+	TRY(expect_dests(v, 17, 2, (blk64_t[]) { 125, 126 }));
+	TRY(expect_dests(v, 18, 1, (blk64_t[]) { 127 }));
+	TRY(expect_dests(v, 40, 5, (blk64_t[]) { 187, 188, 189, 190, 191 }));
+	TRY(expect_counts(p, 11, 0));
+	EXPECT(p->mc_groups == 3, "mc_groups %llu", ULL(p->mc_groups));
+	return 0;
+}
+
+static int case_zone_cap_carries(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+	blk64_t want[20];
+	__u32 k;
+
+	add_file_at(v, 1, 20, 10);	/* demand 20 > zone 16 */
+	add_file_at(v, 17, 3, 74);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT(p->mc_first[1] == 16 && p->mc_first[2] == 23,
+	       "mc_first %u %u", p->mc_first[1], p->mc_first[2]);
+	for (k = 0; k < 20; k++)
+		want[k] = k < 16 ? 48 + k : 121 + (k - 16);
+	TRY(expect_dests(v, 1, 20, want));
+	TRY(expect_dests(v, 17, 3, (blk64_t[]) { 125, 126, 127 }));
+	EXPECT(p->after.in_mc == 23 && p->unclustered == 0,
+	       "in_mc %llu unclustered %llu", ULL(p->after.in_mc),
+	       ULL(p->unclustered));
+	return 0;
+}
+
+static int case_overflow_past_last_group(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+	blk64_t want[20];
+	__u32 k;
+
+	add_file_at(v, 33, 2, 140);
+	add_file_at(v, 49, 20, 200);	/* group 3: 20 > 16, nowhere to carry */
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 33, 2, (blk64_t[]) { 190, 191 }));
+	EXPECT(p->nslot == 18, "%u slots", p->nslot);
+	for (k = 0; k < 20; k++)
+		want[k] = k < 16 ? 240 + k : 200 + k;
+	TRY(expect_dests(v, 49, 20, want));
+	EXPECT(p->unclustered == 4 && p->no_space == 0 &&
+	       p->after.in_mc == 18, "unclustered %llu no_space %llu "
+	       "in_mc %llu", ULL(p->unclustered), ULL(p->no_space),
+	       ULL(p->after.in_mc));
+	return 0;
+}
+
+static int case_short_last_group(void)
+{
+	/* 3 x 64 + 20 blocks: the last group's zone is 5 blocks */
+	struct vol *v = track(vol_new(0, 64, 212, 16, 25));
+	struct mp_plan *p = new_plan();
+
+	std_meta(v, 6);
+	EXPECT(v->g.group_count == 4, "group_count %u", v->g.group_count);
+	add_file_at(v, 17, 2, 80);
+	add_file_at(v, 49, 7, 198);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 17, 2, (blk64_t[]) { 126, 127 }));
+	TRY(expect_dests(v, 49, 7, (blk64_t[]) { 207, 208, 209, 210, 211,
+						 203, 204 }));
+	EXPECT(p->unclustered == 2, "unclustered %llu", ULL(p->unclustered));
+	return 0;
+}
+
+static int case_first_data_block_1(void)
+{
+	/* groups [64g + 1, 64g + 64]; block 0 belongs to none */
+	struct vol *v = track(vol_new(1, 64, 257, 16, 25));
+	struct mp_plan *p = new_plan();
+
+	std_meta(v, 6);
+	add_file_at(v, 1, 2, 20);
+	add_file_at(v, 17, 1, 80);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 1, 2, (blk64_t[]) { 63, 64 }));
+	TRY(expect_dests(v, 17, 1, (blk64_t[]) { 128 }));
+	return 0;
+}
+
+/* --- homing -------------------------------------------------------------- */
+
+static int case_inode_homing_runs(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+	static const __u32 inos[] = { 3, 5, 9, 20 };
+	blk64_t last = 0;
+	__u32 f, k;
+
+	add_file(v, 9, 1, (blk64_t[]) { 40 });
+	add_file(v, 3, 2, (blk64_t[]) { 30, 12 });
+	add_file(v, 5, 4, (blk64_t[]) { 20, 11, 25, 14 });
+	add_file(v, 20, 2, (blk64_t[]) { 90, 80 });
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 3, 2, (blk64_t[]) { 57, 58 }));
+	TRY(expect_dests(v, 5, 4, (blk64_t[]) { 59, 60, 61, 62 }));
+	TRY(expect_dests(v, 9, 1, (blk64_t[]) { 63 }));
+	TRY(expect_dests(v, 20, 2, (blk64_t[]) { 126, 127 }));
+	/* the same, stated as the rule */
+	for (f = 0; f < 4; f++) {
+		long s0 = slot_idx(p, dest_of(v, inos[f], 0));
+
+		for (k = 0; k < (f == 1 ? 4u : f == 2 ? 1u : 2u); k++) {
+			long s = slot_idx(p, dest_of(v, inos[f], k));
+
+			EXPECT(s == s0 + (long) k, "ino %u record %u at slot "
+			       "%ld, not %ld", inos[f], k, s, s0 + (long) k);
+			EXPECT(dest_of(v, inos[f], k) > last,
+			       "ino %u not after the previous inode", inos[f]);
+			last = dest_of(v, inos[f], k);
+		}
+	}
+	return 0;
+}
+
+static int case_data_homing(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+	__u32 i;
+
+	add_file_dg(v, 1, 4, (blk64_t[]) { 10, 11, 12, 13 },
+		    (__u32[]) { 2, 1, 1, 3 });
+	add_file_dg(v, 2, 1, (blk64_t[]) { 14 }, (__u32[]) { 0 });
+	TRY(plan_check(v, E3MP_HOME_DATA, p));
+	TRY(expect_dests(v, 1, 4, (blk64_t[]) { 191, 126, 127, 255 }));
+	TRY(expect_dests(v, 2, 1, (blk64_t[]) { 63 }));
+	for (i = 0; i < v->nrec; i++) {
+		long s = slot_idx(p, v->rec[i].dest);
+		__u32 dg = v->rec[i].data_group;
+
+		EXPECT(s >= (long) p->mc_first[dg] &&
+		       s < (long) p->mc_first[dg + 1], "record %u (data "
+		       "group %u) at slot %ld", i, dg, s);
+	}
+	return 0;
+}
+
+static int case_data_homing_clamped(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	add_file_dg(v, 1, 1, (blk64_t[]) { 10 }, (__u32[]) { 7 });
+	TRY(plan_check(v, E3MP_HOME_DATA, p));
+	TRY(expect_dests(v, 1, 1, (blk64_t[]) { 255 }));
+	EXPECT(p->mc_first[3] == 0 && p->mc_first[4] == 1, "mc_first");
+	return 0;
+}
+
+static int case_run_in_place_stays(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	add_file_at(v, 1, 4, 60);
+	add_file_at(v, 17, 2, 126);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_counts(p, 0, 0));
+	EXPECT(p->before.in_mc == 6 && p->after.in_mc == 6 &&
+	       p->ind_moved == 0, "in_mc %llu -> %llu",
+	       ULL(p->before.in_mc), ULL(p->after.in_mc));
+	return 0;
+}
+
+/*
+ * Header: a run in slots at or after its home MC stays put.  The other
+ * one, before its home MC, is laid out again: the cursor finds group 1's
+ * MC taken and wraps onto the only free slot, the one it sits in.
+ */
+static int case_run_after_home_mc_stays(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	add_file_at(v, 1, 1, 127);	/* group 0's, in group 1's MC */
+	add_file_at(v, 17, 1, 63);	/* group 1's, in group 0's MC */
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_slots(p, 2, (blk64_t[]) { 63, 127 }));
+	TRY(expect_dests(v, 1, 1, (blk64_t[]) { 127 }));
+	TRY(expect_dests(v, 17, 1, (blk64_t[]) { 63 }));
+	TRY(expect_counts(p, 0, 0));
+	EXPECT(p->before.in_mc == 2 && p->after.in_mc == 2 &&
+	       p->unclustered == 0 && p->ind_moved == 0,
+	       "before %llu in_mc %llu unclustered %llu ind_moved %llu",
+	       ULL(p->before.in_mc), ULL(p->after.in_mc),
+	       ULL(p->unclustered), ULL(p->ind_moved));
+	return 0;
+}
+
+/*
+ * Group 0's record sits in place in group 3's MC (slot 16), so group 0's
+ * slot 63 stays free; file 49 (16 records) fills slots 1..15 through the
+ * cursor, which then runs out: its last record wraps to slot 0, before
+ * its home MC.  A second plan lays it out onto the same slots.
+ */
+static int case_cursor_wraps(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+	blk64_t want[16];
+	__u32 k;
+
+	add_file_at(v, 1, 1, 255);
+	add_file_at(v, 49, 16, 200);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT(p->nslot == 17 && p->mc_first[3] == 1 && p->slot[0] == 63,
+	       "%u slots, mc_first[3] %u, slot 0 %llu", p->nslot,
+	       p->mc_first[3], ULL(p->slot[0]));
+	for (k = 0; k < 16; k++)
+		want[k] = k < 15 ? 240 + k : 63;
+	TRY(expect_dests(v, 1, 1, (blk64_t[]) { 255 }));
+	TRY(expect_dests(v, 49, 16, want));
+	TRY(expect_counts(p, 16, 0));
+	EXPECT(p->before.in_mc == 1 && p->after.in_mc == 17 &&
+	       p->unclustered == 0 && p->no_space == 0,
+	       "before %llu in_mc %llu unclustered %llu no_space %llu",
+	       ULL(p->before.in_mc), ULL(p->after.in_mc),
+	       ULL(p->unclustered), ULL(p->no_space));
+	return replan_still(v, E3MP_HOME_INODE, p, p2);
+}
+
+/*
+ * A run in place splits the cursor's fill: the file that follows takes
+ * the free slots on both sides of it, in logical order.
+ */
+static int case_fill_around_run_in_place(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+
+	add_file_at(v, 1, 3, 10);	/* before X in order: 58, 59, 62 */
+	add_file_at(v, 2, 2, 60);	/* X: in place */
+	add_file_at(v, 3, 1, 20);	/* after X in order: 63 */
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_slots(p, 6, (blk64_t[]) { 58, 59, 60, 61, 62, 63 }));
+	TRY(expect_dests(v, 1, 3, (blk64_t[]) { 58, 59, 62 }));
+	TRY(expect_dests(v, 2, 2, (blk64_t[]) { 60, 61 }));
+	TRY(expect_dests(v, 3, 1, (blk64_t[]) { 63 }));
+	TRY(expect_counts(p, 4, 0));
+	return replan_still(v, E3MP_HOME_INODE, p, p2);
+}
+
+static int case_run_out_of_order_repacked(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	/* in the MC, but backwards: each one's slot holds another */
+	add_file(v, 1, 4, (blk64_t[]) { 63, 62, 61, 60 });
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 1, 4, (blk64_t[]) { 60, 61, 62, 63 }));
+	TRY(expect_counts(p, 4, 4));
+	EXPECT(p->temp_moves == 4, "temp_moves %llu", ULL(p->temp_moves));
+	return 0;
+}
+
+/* --- evacuation ---------------------------------------------------------- */
+
+static int case_evac_same_group_consecutive(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	set_data(v, 52, 63, 5);
+	add_file_at(v, 1, 3, 10);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 1, 3, (blk64_t[]) { 61, 62, 63 }));
+	TRY(expect_counts(p, 3, 3));
+	EXPECT_MOVE(p, 1, 61, 6, MV_DATA);
+	EXPECT_MOVE(p, 1, 62, 7, MV_DATA);
+	EXPECT_MOVE(p, 1, 63, 8, MV_DATA);
+	EXPECT_MOVE(p, 2, 10, 61, MV_IND);
+	EXPECT_MOVE(p, 2, 12, 63, MV_IND);
+	EXPECT(p->data_evacuated == 3 && p->ind_moved == 3, "figures");
+	return 0;
+}
+
+static int case_evac_prefers_own_group(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	add_file_at(v, 17, 2, 70);
+	set_data(v, 126, 127, 30);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT_MOVE(p, 1, 126, 72, MV_DATA);
+	EXPECT_MOVE(p, 1, 127, 73, MV_DATA);
+	return 0;
+}
+
+static int case_evac_next_group(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	add_file_at(v, 17, 2, 70);
+	set_data(v, 126, 127, 30);
+	fill_fixed(v, 64, 125);		/* group 1 full, zone included */
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT_MOVE(p, 1, 126, 134, MV_DATA);
+	EXPECT_MOVE(p, 1, 127, 135, MV_DATA);
+	return 0;
+}
+
+static int case_evac_wraps_to_group_0(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	add_file_at(v, 49, 2, 200);
+	set_data(v, 254, 255, 30);
+	fill_fixed(v, 192, 253);	/* the last group is full */
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT_MOVE(p, 1, 254, 6, MV_DATA);
+	EXPECT_MOVE(p, 1, 255, 7, MV_DATA);
+	return 0;
+}
+
+static int case_evac_other_zones_last(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+	__u32 grp;
+
+	add_file_at(v, 17, 2, 70);
+	set_data(v, 126, 127, 30);
+	fill_fixed(v, 64, 125);
+	for (grp = 0; grp < 4; grp++)
+		fill_fixed(v, 64 * grp, 64 * grp + 47);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT_MOVE(p, 1, 126, 176, MV_DATA);
+	EXPECT_MOVE(p, 1, 127, 177, MV_DATA);
+	return 0;
+}
+
+static int case_evac_own_zone_before_others(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+	__u32 grp;
+
+	add_file_at(v, 17, 2, 70);
+	set_data(v, 126, 127, 30);
+	for (grp = 0; grp < 4; grp++)
+		fill_fixed(v, 64 * grp, 64 * grp + 47);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT_MOVE(p, 1, 126, 112, MV_DATA);
+	EXPECT_MOVE(p, 1, 127, 113, MV_DATA);
+	return 0;
+}
+
+/* --- chains, cycles, displaced records ----------------------------------- */
+
+static int case_chain_parks(void)
+{
+	struct vol *v = g4(10);
+	struct mp_plan *p = new_plan();
+
+	add_file_at(v, 1, 1, 10);	/* B: its MC slot 63 holds A */
+	add_file_at(v, 17, 1, 63);	/* A: its MC slot 127 holds data */
+	set_data(v, 127, 127, 20);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 1, 1, (blk64_t[]) { 63 }));
+	TRY(expect_dests(v, 17, 1, (blk64_t[]) { 127 }));
+	TRY(expect_counts(p, 2, 2));
+	EXPECT_MOVE(p, 1, 63, 11, MV_TEMP);
+	EXPECT_MOVE(p, 1, 127, 74, MV_DATA);
+	EXPECT_MOVE(p, 2, 10, 63, MV_IND);
+	EXPECT_MOVE(p, 2, 11, 127, MV_IND);
+	EXPECT(p->temp_moves == 1 && p->data_evacuated == 1 &&
+	       p->ind_moved == 2, "figures");
+	return 0;
+}
+
+static int case_two_cycle(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	add_file(v, 1, 2, (blk64_t[]) { 63, 62 });	/* IND, DIND swapped */
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 1, 2, (blk64_t[]) { 62, 63 }));
+	TRY(expect_counts(p, 2, 2));
+	EXPECT_MOVE(p, 1, 62, 6, MV_TEMP);
+	EXPECT_MOVE(p, 1, 63, 7, MV_TEMP);
+	EXPECT_MOVE(p, 2, 6, 63, MV_IND);
+	EXPECT_MOVE(p, 2, 7, 62, MV_IND);
+	return 0;
+}
+
+static int case_displaced_moved_out(void)
+{
+	struct vol *v = g4(10);
+	struct mp_plan *p = new_plan();
+	blk64_t want[16];
+	__u32 k;
+
+	add_file_at(v, 33, 1, 138);	/* group 2: MC = { 191 } */
+	add_file_at(v, 49, 16, 202);	/* group 3: fills its whole zone */
+	add_file_at(v, 50, 1, 191);	/* group 3, no room, in 33's slot */
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	for (k = 0; k < 16; k++)
+		want[k] = 240 + k;
+	TRY(expect_dests(v, 49, 16, want));
+	TRY(expect_dests(v, 33, 1, (blk64_t[]) { 191 }));
+	TRY(expect_dests(v, 50, 1, (blk64_t[]) { 139 }));
+	EXPECT_MOVE(p, 1, 191, 139, MV_OUT);
+	EXPECT_MOVE(p, 2, 138, 191, MV_IND);
+	TRY(expect_counts(p, 17, 1));
+	EXPECT(p->unclustered == 1 && p->after.in_mc == 17 &&
+	       p->ind_moved == 17 && p->no_space == 0, "figures: "
+	       "unclustered %llu in_mc %llu ind_moved %llu no_space %llu",
+	       ULL(p->unclustered), ULL(p->after.in_mc), ULL(p->ind_moved),
+	       ULL(p->no_space));
+	return 0;
+}
+
+/* --- out of space -------------------------------------------------------- */
+
+/* One file of 4 whose MC is full of data; only 20 and 21 are free. */
+static struct vol *tight(void)
+{
+	struct vol *v = g4(10);
+
+	add_file_at(v, 1, 4, 10);
+	set_data(v, 60, 63, 9);
+	fill_fixed(v, 0, 19);
+	fill_fixed(v, 22, 255);
+	return v;
+}
+
+static int case_out_of_space_partial(void)
+{
+	struct vol *v = tight();
+	struct mp_plan *p = new_plan();
+
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT(p->no_space > 0 && p->unclustered > 0,
+	       "no_space %llu unclustered %llu", ULL(p->no_space),
+	       ULL(p->unclustered));
+	return 0;
+}
+
+/* plan.c, fit_to_space(): "give up whole runs, last placed first". */
+static int case_out_of_space_whole_runs(void)
+{
+	struct vol *v = tight();
+	struct mp_plan *p = new_plan();
+	__u32 k, moved = 0;
+
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	for (k = 0; k < 4; k++)
+		moved += dest_of(v, 1, k) != v->rec[rec_of_ino(v, 1, k)].blk;
+	EXPECT(moved == 0 || moved == 4, "the run of ino 1 is split: %u of "
+	       "its 4 records move (dests %llu %llu %llu %llu), no_space "
+	       "%llu", moved, ULL(dest_of(v, 1, 0)), ULL(dest_of(v, 1, 1)),
+	       ULL(dest_of(v, 1, 2)), ULL(dest_of(v, 1, 3)),
+	       ULL(p->no_space));
+	return 0;
+}
+
+static int case_out_of_space_second_file_given_up(void)
+{
+	/* two runs, room for the first one only: the last placed goes */
+	struct vol *v = g4(10);
+	struct mp_plan *p = new_plan();
+
+	add_file_at(v, 1, 2, 10);
+	add_file_at(v, 2, 3, 12);
+	set_data(v, 59, 63, 9);
+	fill_fixed(v, 0, 19);
+	fill_fixed(v, 23, 255);		/* free: 20, 21, 22 */
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 1, 2, (blk64_t[]) { 59, 60 }));
+	TRY(expect_dests(v, 2, 3, (blk64_t[]) { 12, 13, 14 }));
+	EXPECT(p->no_space == 3, "no_space %llu", ULL(p->no_space));
+	return 0;
+}
+
+static int case_zero_free_data_in_mc(void)
+{
+	struct vol *v = tight();
+	struct mp_plan *p = new_plan();
+
+	fill_fixed(v, 20, 21);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_counts(p, 0, 0));
+	EXPECT(p->no_space == 4 && p->unclustered == 4,
+	       "no_space %llu unclustered %llu", ULL(p->no_space),
+	       ULL(p->unclustered));
+	return 0;
+}
+
+static int case_zero_free_cycle(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	add_file(v, 1, 2, (blk64_t[]) { 63, 62 });
+	fill_fixed(v, 0, 255);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_counts(p, 0, 0));
+	EXPECT(p->no_space == 2, "no_space %llu", ULL(p->no_space));
+	return 0;
+}
+
+/* --- size ---------------------------------------------------------------- */
+
+static int case_many_moves(void)
+{
+	/* 8 groups of 512, zones of 128; 300 records; > 64 moves per round */
+	struct vol *v = track(vol_new(0, 512, 4096, 64, 25));
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+	__u32 ino;
+
+	std_meta(v, 20);
+	set_data(v, 896, 1023, 500);	/* group 1's zone, all data */
+	for (ino = 1; ino <= 64; ino++)
+		add_file_at(v, ino, 3, 20 + 3 * (ino - 1));
+	for (ino = 65; ino <= 100; ino++)
+		add_file_at(v, ino, 3, 532 + 3 * (ino - 65));
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT(p->nslot == 300 && p->mc_first[1] == 128 &&
+	       p->mc_first[2] == 256 && p->mc_first[3] == 300,
+	       "slots %u, mc_first %u %u %u", p->nslot, p->mc_first[1],
+	       p->mc_first[2], p->mc_first[3]);
+	TRY(expect_counts(p, 300, 128));
+	EXPECT(p->after.in_mc == 300 && p->data_evacuated == 128,
+	       "in_mc %llu evacuated %llu", ULL(p->after.in_mc),
+	       ULL(p->data_evacuated));
+	return replan_still(v, E3MP_HOME_INODE, p, p2);
+}
+
+/* --- data homing: first data blocks that move ---------------------------- */
+
+static int case_data_anchor_not_a_slot(void)
+{
+	/*
+	 * Group 1 is full but for its zone's 126 (data) and 127, R1's
+	 * first data block: its anchor, so no slot under data homing.
+	 * Group 1's MC is { 126 }, the rest carries into group 2's; 127
+	 * stays, and R1 stays homed in group 1.
+	 */
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+	int r1;
+
+	add_file_at(v, 17, 1, 70);
+	add_file_at(v, 18, 1, 71);
+	set_data(v, 126, 126, 30);
+	set_data(v, 127, 127, 18);
+	r1 = rec_of_ino(v, 18, 0);
+	set_fdata(v, r1, 127);
+	fill_fixed(v, 64, 125);
+	TRY(plan_check(v, E3MP_HOME_DATA, p));
+	TRY(expect_slots(p, 2, (blk64_t[]) { 126, 191 }));
+	EXPECT(p->mc_first[1] == 0 && p->mc_first[2] == 1,
+	       "mc_first %u %u", p->mc_first[1], p->mc_first[2]);
+	TRY(expect_dests(v, 17, 1, (blk64_t[]) { 126 }));
+	TRY(expect_dests(v, 18, 1, (blk64_t[]) { 191 }));
+	TRY(expect_counts(p, 2, 1));
+	EXPECT_MOVE(p, 1, 126, 134, MV_DATA);
+	EXPECT_MOVE(p, 1, 71, 191, MV_IND);
+	EXPECT_MOVE(p, 2, 70, 126, MV_IND);
+	EXPECT(v->rec[r1].data_group == 1, "R1 rehomed to group %u",
+	       v->rec[r1].data_group);
+	TRY(replan_still(v, E3MP_HOME_DATA, p, p2));
+	EXPECT(v->c[127].kind == C_DATA && v->c[127].id == v->fdata[r1] &&
+	       v->rec[r1].data_group == 1, "R1's anchor moved");
+	return 0;
+}
+
+static int case_data_anchor_never_evacuated(void)
+{
+	/*
+	 * R's first data block is the only block of its group's zone that
+	 * is not fixed: under data homing it is no slot, so R's MC is in
+	 * group 2 and nothing is evacuated; R keeps its home, and a second
+	 * plan moves nothing.
+	 */
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+	int r;
+
+	add_file_at(v, 17, 1, 70);
+	set_data(v, 127, 127, 17);
+	r = rec_of_ino(v, 17, 0);
+	set_fdata(v, r, 127);
+	fill_fixed(v, 64, 126);
+	TRY(plan_check(v, E3MP_HOME_DATA, p));
+	TRY(expect_slots(p, 1, (blk64_t[]) { 191 }));
+	TRY(expect_dests(v, 17, 1, (blk64_t[]) { 191 }));
+	TRY(expect_counts(p, 1, 0));
+	EXPECT(p->data_evacuated == 0, "data_evacuated %llu",
+	       ULL(p->data_evacuated));
+	TRY(replan_still(v, E3MP_HOME_DATA, p, p2));
+	EXPECT(v->rec[r].data_group == 1 && v->c[127].kind == C_DATA &&
+	       v->c[127].id == v->fdata[r], "R's anchor moved");
+	return 0;
+}
+
+static int case_inode_homing_anchor_is_data(void)
+{
+	/* the same layout under inode homing: 127 is ordinary data */
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+	int r;
+
+	add_file_at(v, 17, 1, 70);
+	set_data(v, 127, 127, 17);
+	r = rec_of_ino(v, 17, 0);
+	set_fdata(v, r, 127);
+	fill_fixed(v, 64, 126);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_slots(p, 1, (blk64_t[]) { 127 }));
+	TRY(expect_dests(v, 17, 1, (blk64_t[]) { 127 }));
+	TRY(expect_counts(p, 1, 1));
+	EXPECT_MOVE(p, 1, 127, 134, MV_DATA);
+	EXPECT_MOVE(p, 2, 70, 127, MV_IND);
+	return replan_still(v, E3MP_HOME_INODE, p, p2);
+}
+
+/* --- idempotence --------------------------------------------------------- */
+
+/* Files in three groups, data in the zones, a record in a foreign MC. */
+static void layout_mixed(struct vol *v)
+{
+	add_file(v, 1, 3, (blk64_t[]) { 30, 12, 44 });
+	add_file(v, 2, 2, (blk64_t[]) { 61, 20 });
+	add_file(v, 4, 1, (blk64_t[]) { 57 });
+	add_file(v, 17, 4, (blk64_t[]) { 80, 81, 100, 90 });
+	add_file(v, 20, 1, (blk64_t[]) { 63 });
+	add_file(v, 40, 5, (blk64_t[]) { 140, 150, 141, 160, 170 });
+	set_data(v, 48, 56, 3);
+	set_data(v, 58, 60, 3);
+	set_data(v, 62, 62, 3);
+	set_data(v, 120, 127, 18);
+	set_data(v, 186, 189, 35);
+}
+
+static int case_idem_mixed(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+
+	layout_mixed(v);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT(p->nmv[0] && p->nmv[1] && p->data_evacuated,
+	       "layout too easy: %u + %u moves", p->nmv[0], p->nmv[1]);
+	return replan_still(v, E3MP_HOME_INODE, p, p2);
+}
+
+static int case_idem_data_homing(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+
+	add_file_dg(v, 1, 4, (blk64_t[]) { 10, 11, 12, 13 },
+		    (__u32[]) { 2, 1, 1, 3 });
+	add_file_dg(v, 2, 3, (blk64_t[]) { 14, 126, 15 },
+		    (__u32[]) { 0, 0, 1 });
+	add_file_dg(v, 17, 2, (blk64_t[]) { 70, 71 }, (__u32[]) { 0, 3 });
+	add_file_dg(v, 33, 2, (blk64_t[]) { 190, 140 }, (__u32[]) { 2, 2 });
+	set_data(v, 60, 63, 3);
+	set_data(v, 250, 255, 50);
+	TRY(plan_check(v, E3MP_HOME_DATA, p));
+	return replan_still(v, E3MP_HOME_DATA, p, p2);
+}
+
+static int case_idem_fixed_tail_overflow(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+
+	set_fixed(v, 63, 63);		/* fixed blocks inside the zones */
+	set_fixed(v, 55, 57);
+	set_fixed(v, 120, 120);
+	add_file_at(v, 1, 12, 10);	/* group 0: 12 + 4 > 13 eligible */
+	add_file_at(v, 3, 4, 30);
+	add_file_at(v, 17, 3, 74);
+	add_file_at(v, 49, 18, 200);	/* group 3 overflows the volume */
+	set_data(v, 122, 126, 19);
+	set_data(v, 240, 243, 60);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT(p->unclustered > 0, "no overflow");
+	return replan_still(v, E3MP_HOME_INODE, p, p2);
+}
+
+/*
+ * Group 3 overflows: X sits in place in slots 2-3; the cursor gives A
+ * slots 0-1 and 4-13 (around X), B slots 14-15, and runs out: B's third
+ * record and C stay out.  plan.c says a run only partly in place is laid
+ * out again onto the same slots, so a second plan moves nothing.
+ */
+static int case_idem_partially_placed_run(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+	blk64_t want[12];
+	__u32 k;
+
+	add_file_at(v, 49, 2, 242);	/* X */
+	add_file_at(v, 50, 12, 200);	/* A */
+	add_file_at(v, 51, 3, 212);	/* B */
+	add_file_at(v, 52, 1, 215);	/* C */
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	for (k = 0; k < 12; k++)
+		want[k] = k < 2 ? 240 + k : 242 + k;
+	TRY(expect_dests(v, 49, 2, (blk64_t[]) { 242, 243 }));
+	TRY(expect_dests(v, 50, 12, want));
+	TRY(expect_dests(v, 51, 3, (blk64_t[]) { 254, 255, 214 }));
+	TRY(expect_dests(v, 52, 1, (blk64_t[]) { 215 }));
+	EXPECT(p->no_space == 0 && p->unclustered == 2,
+	       "no_space %llu unclustered %llu", ULL(p->no_space),
+	       ULL(p->unclustered));
+	return replan_still(v, E3MP_HOME_INODE, p, p2);
+}
+
+static int case_idem_chains(void)
+{
+	struct vol *v = g4(10);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+
+	add_file_at(v, 1, 1, 10);
+	add_file(v, 2, 3, (blk64_t[]) { 60, 59, 61 });
+	add_file_at(v, 17, 1, 63);
+	add_file(v, 18, 2, (blk64_t[]) { 62, 126 });
+	set_data(v, 127, 127, 20);
+	set_data(v, 123, 124, 21);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT(p->temp_moves > 0, "no chain");
+	return replan_still(v, E3MP_HOME_INODE, p, p2);
+}
+
+static int case_idem_displaced(void)
+{
+	struct vol *v = g4(10);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+
+	add_file_at(v, 33, 1, 138);
+	add_file_at(v, 49, 16, 202);
+	add_file_at(v, 50, 1, 191);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	return replan_still(v, E3MP_HOME_INODE, p, p2);
+}
+
+static int case_idem_fdb1_short(void)
+{
+	/* 1 KiB-style, last group of 30 blocks (zone: 7) */
+	struct vol *v = track(vol_new(1, 64, 1 + 64 * 3 + 30, 16, 25));
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+
+	std_meta(v, 6);
+	add_file_at(v, 2, 3, 10);
+	add_file_at(v, 33, 4, 140);
+	add_file_at(v, 49, 9, 200);	/* 9 > 7 */
+	set_data(v, 218, 222, 50);
+	set_data(v, 60, 64, 5);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	return replan_still(v, E3MP_HOME_INODE, p, p2);
+}
+
+/* --- incremental --------------------------------------------------------- */
+
+static int only_new_moved(const struct vol *v, const struct mp_plan *p,
+			  __u32 new_ino, const blk64_t *old_blk)
+{
+	__u32 i, k, j = 0;
+	int r;
+
+	for (i = 0; i < v->nrec; i++) {
+		if (v->rec[i].ino == new_ino) {
+			EXPECT(slot_idx(p, v->rec[i].dest) >= 0,
+			       "new record %u not placed in an MC", i);
+			continue;
+		}
+		EXPECT(v->rec[i].dest == v->rec[i].blk &&
+		       v->rec[i].blk == old_blk[j],
+		       "old record %u (ino %u) at %llu moves to %llu", i,
+		       v->rec[i].ino, ULL(v->rec[i].blk),
+		       ULL(v->rec[i].dest));
+		j++;
+	}
+	for (r = 0; r < 2; r++)
+		for (k = 0; k < p->nmv[r]; k++) {
+			const struct mp_move *m = &p->mv[r][k];
+			int x = m->kind == MV_DATA ? rec_by_dest(v, m->from) :
+				-1;
+
+			EXPECT(m->ino == new_ino ||
+			       (x >= 0 && v->rec[x].ino == new_ino),
+			       "round %d %s move %llu->%llu (ino %u) is not "
+			       "for the new file", r + 1, kind_name(m->kind),
+			       ULL(m->from), ULL(m->to), m->ino);
+		}
+	return 0;
+}
+
+static int incremental(struct vol *v, __u32 new_ino, __u32 n)
+{
+	struct mp_plan *p = new_plan(), *p2 = new_plan(), *p3 = new_plan();
+	blk64_t old[MAXR], blk[16];
+	__u32 i, k, grp = ino_group(v, new_ino);
+
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	apply(v, p);
+	for (i = 0; i < v->nrec; i++)
+		old[i] = v->rec[i].blk;
+	for (k = 0; k < n; k++) {
+		blk[k] = free_in(v, mp_group_first(&v->g, grp),
+				 mp_zone_first(&v->g, grp) - 1);
+		v->c[blk[k]].kind = C_FIXED;	/* reserve it */
+	}
+	for (k = 0; k < n; k++)
+		v->c[blk[k]].kind = C_FREE;
+	add_file(v, new_ino, n, blk);
+	TRY(plan_check(v, E3MP_HOME_INODE, p2));
+	EXPECT(p2->nmv[0] + p2->nmv[1] > 0, "the new file does not move");
+	TRY(only_new_moved(v, p2, new_ino, old));
+	EXPECT(p2->after.in_mc == p->after.in_mc + n,
+	       "after.in_mc %llu, expected %llu + %u", ULL(p2->after.in_mc),
+	       ULL(p->after.in_mc), n);
+	return replan_still(v, E3MP_HOME_INODE, p2, p3);
+}
+
+static int case_incremental_same_group(void)
+{
+	struct vol *v = g4(6);
+
+	add_file_at(v, 1, 3, 10);
+	add_file_at(v, 2, 2, 13);
+	add_file_at(v, 17, 4, 74);
+	set_data(v, 50, 63, 30);
+	set_data(v, 118, 127, 31);
+	return incremental(v, 3, 2);
+}
+
+static int case_incremental_lower_inode(void)
+{
+	struct vol *v = g4(6);
+
+	add_file_at(v, 5, 3, 10);
+	add_file_at(v, 9, 2, 13);
+	set_data(v, 56, 63, 30);
+	return incremental(v, 2, 3);
+}
+
+static int case_incremental_other_group(void)
+{
+	struct vol *v = g4(6);
+
+	layout_mixed(v);
+	return incremental(v, 50, 3);
+}
+
+static int case_incremental_carry(void)
+{
+	struct vol *v = g4(6);
+
+	add_file_at(v, 1, 14, 10);	/* group 0's zone, exactly full */
+	add_file_at(v, 2, 2, 24);
+	add_file_at(v, 17, 3, 74);
+	set_data(v, 110, 127, 40);
+	return incremental(v, 3, 2);	/* carried into group 1 */
+}
+
+/* --- random layouts ------------------------------------------------------ */
+
+static __u64 rng_state;
+
+static __u32 rnd(__u32 n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return n ? (__u32) (rng_state % n) : 0;
+}
+
+static struct vol *random_vol(unsigned seed, enum e3mp_homing h)
+{
+	__u32 bpg, gc, fdb, last, ipg, pct, ino, k, p_fixed, p_data, p_file;
+	struct vol *v;
+	blk64_t b, bc;
+	__u8 *taken;
+
+	rng_state = 0x9E3779B97F4A7C15ULL * (2 * seed + h + 1);
+	(void) rnd(1);
+	bpg = rnd(2) ? 64 : 128;
+	gc = 2 + rnd(5);
+	fdb = rnd(2);
+	last = rnd(3) ? bpg : 4 + rnd(bpg - 4);
+	ipg = rnd(2) ? 8 : 16;
+	pct = 5 + rnd(46);
+	p_fixed = rnd(10);
+	p_data = rnd(3) ? rnd(60) : 90 + rnd(10);
+	p_file = 10 + rnd(50);
+	bc = fdb + (blk64_t) (gc - 1) * bpg + last;
+	taken = calloc(bc, 1);
+	if (!taken)
+		die("out of memory");
+	v = track(vol_new(fdb, bpg, bc, ipg, pct));
+	std_meta(v, 3);
+	for (b = fdb; b < bc; b++)
+		if (v->c[b].kind == C_FREE && rnd(100) < p_fixed)
+			v->c[b].kind = C_FIXED;
+	for (ino = 1; ino <= gc * ipg; ino++) {
+		__u32 n = 1 + rnd(8);
+
+		if (rnd(100) >= p_file)
+			continue;
+		for (k = 0; k < n; k++) {
+			__u32 tries = 0;
+
+			do
+				b = fdb + rnd(bc - fdb);
+			while (v->c[b].kind != C_FREE && ++tries < 1000);
+			if (tries == 1000)
+				break;
+			add_rec(v, ino, b, k == 1 ? 2 : 1,
+				k < 2 ? REC_IN_INODE : 0, 12 + 256 * k,
+				rnd(4) ? ino_group(v, ino) : rnd(gc + 1));
+		}
+	}
+	for (b = fdb; b < bc; b++)
+		if (v->c[b].kind == C_FREE && rnd(100) < p_data) {
+			v->c[b].kind = C_DATA;
+			v->c[b].ino = 1 + rnd(gc * ipg);
+			v->c[b].id = ++v->serial;
+		}
+	/* first data blocks: the DIND shares its first IND's */
+	for (k = 0; k < v->nrec; k++) {
+		__u32 i = k, tries = 0;
+
+		if (v->rec[k].level == 2 && k + 1 < v->nrec &&
+		    v->rec[k + 1].ino == v->rec[k].ino)
+			i = k + 1;
+		else if (k > 0 && v->rec[k - 1].level == 2 &&
+			 v->rec[k - 1].ino == v->rec[k].ino)
+			continue;	/* done with the DIND */
+		if (rnd(10) < 3)
+			continue;	/* no data under it */
+		do
+			b = fdb + rnd(bc - fdb);
+		while ((v->c[b].kind != C_DATA || taken[b]) && ++tries < 200);
+		if (tries == 200)
+			continue;
+		taken[b] = 1;
+		v->c[b].ino = v->rec[i].ino;
+		set_fdata(v, i, b);
+		if (i != k)
+			set_fdata(v, k, b);
+	}
+	free(taken);
+	return v;
+}
+
+#define NSEED	500
+
+/* A record goes into a slot before its home MC: the cursor wrapped. */
+static int wrapped(const struct vol *v, const struct mp_plan *p,
+		   enum e3mp_homing h)
+{
+	__u32 i;
+
+	for (i = 0; i < v->nrec; i++) {
+		long s = slot_idx(p, v->rec[i].dest);
+
+		if (v->rec[i].dest != v->rec[i].blk && s >= 0 &&
+		    (__u32) s < p->mc_first[home_of(v, h, i)])
+			return 1;
+	}
+	return 0;
+}
+
+/* Plans over random layouts, and over their results, are all valid. */
+static int random_valid(enum e3mp_homing h)
+{
+	unsigned seed, moved = 0, tight = 0, wraps = 0;
+	int round;
+
+	for (seed = 0; seed < NSEED; seed++) {
+		struct vol *v;
+
+		cleanup();
+		v = random_vol(seed, h);
+		for (round = 0; round < 3; round++) {
+			struct mp_plan *p = new_plan();
+
+			if (plan_check(v, h, p)) {
+				char buf[2048];
+
+				snprintf(buf, sizeof(buf), "seed %u, plan %d: "
+					 "%.1900s", seed, round + 1, why);
+				why[0] = 0;
+				return fail("%s", buf);
+			}
+			if (!round) {
+				moved += p->nmv[0] + p->nmv[1] > 0;
+				tight += p->no_space > 0;
+				wraps += wrapped(v, p, h);
+			}
+			apply(v, p);
+		}
+	}
+	if (getenv("TEST_PLAN_VERBOSE"))
+		fprintf(stderr, "homing %d: %u of %u move, %u short of space, "
+			"%u wrap\n", h, moved, NSEED, tight, wraps);
+	EXPECT(moved > NSEED / 2 && tight > NSEED / 20 && wraps > 0,
+	       "random layouts too easy: %u of %u move, %u short of space, "
+	       "%u with the cursor wrapping", moved, NSEED, tight, wraps);
+	return 0;
+}
+
+/* A second plan over the result of one (with room enough) is empty. */
+static int random_idempotent(enum e3mp_homing h)
+{
+	unsigned seed, tried = 0, bad = 0, wraps = 0;
+	char first[2048] = "";
+
+	for (seed = 0; seed < NSEED; seed++) {
+		struct vol *v;
+		struct mp_plan *p, *p2;
+
+		cleanup();
+		v = random_vol(seed, h);
+		p = new_plan();
+		p2 = new_plan();
+		if (plan_check(v, h, p))
+			return fail("seed %u: invalid plan", seed);
+		if (p->no_space)
+			continue;	/* not promised */
+		tried++;
+		wraps += wrapped(v, p, h);
+		why[0] = 0;
+		if (!replan_still(v, h, p, p2))
+			continue;
+		if (!bad++)
+			snprintf(first, sizeof(first), "seed %u: %.1900s",
+				 seed, why);
+		why[0] = 0;
+	}
+	EXPECT(!bad, "%u of %u layouts not idempotent; first: %s", bad, tried,
+	       first);
+	if (getenv("TEST_PLAN_VERBOSE"))
+		fprintf(stderr, "homing %d: %u idempotent, %u of them with the "
+			"cursor wrapping\n", h, tried, wraps);
+	EXPECT(wraps > 0, "no layout with the cursor wrapping was replanned");
+	return 0;
+}
+
+static int case_random_valid_inode(void)
+{
+	return random_valid(E3MP_HOME_INODE);
+}
+
+static int case_random_valid_data(void)
+{
+	return random_valid(E3MP_HOME_DATA);
+}
+
+static int case_random_idempotent_inode(void)
+{
+	return random_idempotent(E3MP_HOME_INODE);
+}
+
+static int case_random_idempotent_data(void)
+{
+	return random_idempotent(E3MP_HOME_DATA);
+}
+
+int main(void)
+{
+	run_case("geometry helpers, first_data_block 0", case_helpers_fdb0);
+	run_case("geometry helpers, first_data_block 1, short last group",
+		 case_helpers_fdb1_short_last);
+	run_case("tail zone is at least one block",
+		 case_helpers_zone_at_least_one);
+	run_case("mp_home: inode and data homing", case_home);
+	run_case("no indirect blocks: empty plan", case_empty);
+	run_case("no data extents at all (ext NULL)", case_no_data_extents);
+	run_case("one file goes to the tail of its group, in order",
+		 case_single_file);
+	run_case("MC steps around fixed blocks", case_mc_steps_around_fixed);
+	run_case("MC size is the demand of each group", case_mc_size_is_demand);
+	run_case("a full zone carries into the next group's MC",
+		 case_zone_cap_carries);
+	run_case("overflow past the last group stays unclustered",
+		 case_overflow_past_last_group);
+	run_case("short last group", case_short_last_group);
+	run_case("first_data_block 1", case_first_data_block_1);
+	run_case("inode homing: contiguous runs in inode order",
+		 case_inode_homing_runs);
+	run_case("data homing: each block in its data group's MC",
+		 case_data_homing);
+	run_case("data homing: data group past the end is clamped",
+		 case_data_homing_clamped);
+	run_case("a run in place stays", case_run_in_place_stays);
+	run_case("a run at or after its home MC stays; one before it is "
+		 "laid out again", case_run_after_home_mc_stays);
+	run_case("the cursor wraps: the rest takes free slots before its "
+		 "home MC", case_cursor_wraps);
+	run_case("the cursor fills around a run in place",
+		 case_fill_around_run_in_place);
+	run_case("a run out of order in its MC is repacked via temps",
+		 case_run_out_of_order_repacked);
+	run_case("evacuation: same group, consecutive destinations",
+		 case_evac_same_group_consecutive);
+	run_case("evacuation prefers the slot's own group",
+		 case_evac_prefers_own_group);
+	run_case("evacuation goes to the next group when its own is full",
+		 case_evac_next_group);
+	run_case("evacuation: own group's zone before other groups",
+		 case_evac_own_zone_before_others);
+	run_case("evacuation from the last group wraps to group 0",
+		 case_evac_wraps_to_group_0);
+	run_case("evacuation into other groups' zones as the last resort",
+		 case_evac_other_zones_last);
+	run_case("chain: record in another's slot, own slot holds data",
+		 case_chain_parks);
+	run_case("cycle of two records: both parked", case_two_cycle);
+	run_case("unplaced record in an assigned slot is moved out",
+		 case_displaced_moved_out);
+	run_case("out of space: partial plan, reported",
+		 case_out_of_space_partial);
+	run_case("out of space: whole runs are given up",
+		 case_out_of_space_whole_runs);
+	run_case("out of space: the last placed run is given up",
+		 case_out_of_space_second_file_given_up);
+	run_case("zero free blocks, data in the MC: nothing moves",
+		 case_zero_free_data_in_mc);
+	run_case("zero free blocks, a cycle: nothing moves",
+		 case_zero_free_cycle);
+	run_case("300 records: move arrays grow", case_many_moves);
+	run_case("data homing: an anchor is no slot and stays",
+		 case_data_anchor_not_a_slot);
+	run_case("data homing: an anchor is never evacuated, homes stay",
+		 case_data_anchor_never_evacuated);
+	run_case("inode homing: an anchor is ordinary data",
+		 case_inode_homing_anchor_is_data);
+	run_case("idempotent: mixed layout", case_idem_mixed);
+	run_case("idempotent: data homing", case_idem_data_homing);
+	run_case("idempotent: fixed blocks in the tails, overflow",
+		 case_idem_fixed_tail_overflow);
+	run_case("idempotent: chains and temps", case_idem_chains);
+	run_case("idempotent: overflow leaves a run partially placed",
+		 case_idem_partially_placed_run);
+	run_case("idempotent: displaced record", case_idem_displaced);
+	run_case("idempotent: first_data_block 1, short last group",
+		 case_idem_fdb1_short);
+	run_case("incremental: new file in a group with packed files",
+		 case_incremental_same_group);
+	run_case("incremental: new file with a lower inode number",
+		 case_incremental_lower_inode);
+	run_case("incremental: new file in another group",
+		 case_incremental_other_group);
+	run_case("incremental: new file carried into the next group",
+		 case_incremental_carry);
+	run_case("random layouts, inode homing: every plan valid",
+		 case_random_valid_inode);
+	run_case("random layouts, data homing: every plan valid",
+		 case_random_valid_data);
+	run_case("random layouts, inode homing: idempotent",
+		 case_random_idempotent_inode);
+	run_case("random layouts, data homing: idempotent",
+		 case_random_idempotent_data);
+	printf("1..%d\n", n_run);
+	return n_fail ? 1 : 0;
+}
