@@ -169,9 +169,11 @@ mkimg_tree_sparse() {
 	truncate -s $((3 * 1024 * 1024)) "$d/sp.empty"
 }
 
-# A directory of >12 blocks: needs an IND block at any block size.
+# A directory of >12 blocks: needs an IND block at any block size (each
+# entry takes 48 bytes: 600 entries are 29 1 KiB blocks, and with larger
+# blocks there are enough for 16 blocks).
 mkimg_tree_bigdir() {
-	local d=$1 n=${2:-$((600 * BS / 1024))} k f
+	local d=$1 n=${2:-$((16 * BS / 48 > 600 ? 16 * BS / 48 : 600))} k f
 	mkdir -p "$d"
 	for ((k = 1; k <= n; k++)); do
 		printf -v f '%s/entry-%06d-abcdefghijklmnopqrstuvwx' "$d" "$k"

@@ -36,7 +36,7 @@ count_inodes() {
 # Unique inodes whose i_flags has EXT4_EXTENTS_FL, and the journal
 # inode if it has it (unless E3MP_COUNT_JOURNAL=0).
 count_extent_inodes() {
-	local img=$1 n=0 ino flags j
+	local img=$1 n=0 flags j
 	while read -r _ flags; do
 		if ((flags & 0x80000)); then n=$((n + 1)); fi
 	done < <(awk '$1 != "#" { f = $10; sub(/^flags=/, "", f);
