@@ -197,6 +197,8 @@ static errcode_t repack(struct e3mp *mp)
 {
 	errcode_t err;
 
+	if (e3mp_stop)
+		return E3MP_INTERRUPTED;
 	print_undo_notice(mp);
 	err = transaction_begin(mp);
 	if (!err)
@@ -248,7 +250,9 @@ static int run_volume(const struct e3mp_options *opt, const char *device,
 		goto out;
 	}
 	err = repack(&mp);
-	if (err == E3MP_INTERRUPTED) {
+	if (err == E3MP_INTERRUPTED && !mp.writes_started) {
+		code = fail(&mp, err, "repacking");
+	} else if (err == E3MP_INTERRUPTED) {
 		fprintf(stderr, "%s: %s: interrupted after the first round\n",
 			program_name, volume_label(&mp));
 		print_undo_hint(&mp);
