@@ -77,7 +77,8 @@ static int is_refusal(errcode_t err)
 static int needs_fsck(errcode_t err)
 {
 	return (err >= E3MP_NOT_CHECKED && err <= E3MP_ORPHANS) ||
-	       (err >= E3MP_BAD_POINTER && err <= E3MP_INODE_FREE);
+	       (err >= E3MP_BAD_POINTER && err <= E3MP_INODE_FREE) ||
+	       (err >= E3MP_BAD_DESC && err <= E3MP_BAD_EXTENT_FLAG);
 }
 
 static void print_refusal(struct e3mp *mp, errcode_t err)
@@ -86,7 +87,10 @@ static void print_refusal(struct e3mp *mp, errcode_t err)
 	if (err >= E3MP_BAD_POINTER && err <= E3MP_DUP_BLOCK)
 		fprintf(stderr, "inode %u, block %llu: ", mp->err_ino,
 			(unsigned long long) mp->err_blk);
-	else if (err == E3MP_INODE_FREE)
+	else if (err == E3MP_META_FREE)
+		fprintf(stderr, "block %llu: ",
+			(unsigned long long) mp->err_blk);
+	else if (err == E3MP_INODE_FREE || err == E3MP_BAD_EXTENT_FLAG)
 		fprintf(stderr, "inode %u: ", mp->err_ino);
 	fputs(error_message(err), stderr);
 	if (err == E3MP_UNSUPP_FEATURE)
@@ -101,12 +105,14 @@ static void print_refusal(struct e3mp *mp, errcode_t err)
 static void print_undo_hint(struct e3mp *mp)
 {
 	if (mp->undo_path)
-		fprintf(stderr, "The volume is consistent.  Run e3metapack "
-			"again to finish, or undo everything with:\n"
-			"    e2undo %s %s\n", mp->undo_path, mp->device);
+		fprintf(stderr, "%s: the volume is consistent but marked not "
+			"clean; undo everything with 'e2undo %s %s', or run "
+			"'e2fsck -f %s' and then e3metapack again\n",
+			program_name, mp->undo_path, mp->device, fsck_name(mp));
 	else
-		fprintf(stderr, "The volume is consistent.  Run e3metapack "
-			"again to finish, then 'e2fsck -f %s'.\n", mp->device);
+		fprintf(stderr, "%s: the volume is consistent but marked not "
+			"clean; run 'e2fsck -f %s' and then e3metapack again\n",
+			program_name, fsck_name(mp));
 }
 
 /* Print what went wrong; return the exit code that says so. */
@@ -183,11 +189,14 @@ static int prepare(struct e3mp *mp)
 	if (mp->opt.progress)
 		progress_attach(mp);
 	err = inode_scan_and_record(mp);
-	if (!err)
-		err = layout_plan(mp);
+	if (err) {
+		progress_done(mp);
+		return fail(mp, err, "scanning");
+	}
+	err = layout_plan(mp);
 	progress_done(mp);
 	if (err)
-		return fail(mp, err, mp->nrec ? "planning" : "scanning");
+		return fail(mp, err, "planning");
 	if (mp->opt.debug & E3MP_DEBUG_PLAN)
 		report_debug_moves(mp, stderr);
 	return 0;
@@ -253,9 +262,14 @@ static int run_volume(const struct e3mp_options *opt, const char *device,
 	if (err == E3MP_INTERRUPTED && !mp.writes_started) {
 		code = fail(&mp, err, "repacking");
 	} else if (err == E3MP_INTERRUPTED) {
-		fprintf(stderr, "%s: %s: interrupted after the first round\n",
-			program_name, volume_label(&mp));
-		print_undo_hint(&mp);
+		fprintf(stderr, "%s: %s: interrupted after the first round; "
+			"the volume is consistent and clean: run e3metapack "
+			"again to finish%s%s%s%s%s\n", program_name,
+			volume_label(&mp),
+			mp.undo_path ? ", or undo with 'e2undo " : "",
+			mp.undo_path ? mp.undo_path : "",
+			mp.undo_path ? " " : "", mp.undo_path ? device : "",
+			mp.undo_path ? "'" : "");
 		json_failure(&mp, "interrupted", "interrupted",
 			     E3MP_EXIT_INTERRUPTED);
 		code = E3MP_EXIT_INTERRUPTED;

@@ -133,6 +133,9 @@ static const char *unsupported_feature(struct ext2_super_block *sb)
 		return "shared_blocks";
 	if (ext2fs_has_feature_journal_dev(sb))
 		return "journal_dev";
+	/* e2fsck refuses what it does not know; so do we */
+	if (sb->s_feature_compat & ~EXT2_LIB_FEATURE_COMPAT_SUPP)
+		return "unknown compatible feature";
 	return NULL;
 }
 
@@ -157,5 +160,12 @@ errcode_t check_volume(struct e3mp *mp)
 		warn_or(mp, E3MP_NOT_CHECKED, &err);
 	if (err)
 		return err;
+	/*
+	 * Bitmaps and inode tables are written where the descriptors say;
+	 * a descriptor pointing into file data would have a bitmap flush
+	 * overwrite a copy.  e2fsck's own descriptor check comes first.
+	 */
+	if (ext2fs_check_desc(mp->fs))
+		return E3MP_BAD_DESC;
 	return ext2fs_read_bitmaps(mp->fs);
 }

@@ -250,7 +250,8 @@ static errcode_t build_geometry(struct planner *pl, const __u32 *demand)
 		__u32 got;
 
 		p->mc_first[grp] = p->nslot;
-		got = zone_slots(pl, grp, need, p->slot + p->nslot);
+		got = p->slot ? zone_slots(pl, grp, need, p->slot + p->nslot) :
+			0;
 		p->nslot += got;
 		carry = need - got;
 		if (got)

@@ -178,6 +178,30 @@ static errcode_t iterate(struct scan_ctx *sc, char *buf)
 	return 0;
 }
 
+/*
+ * Every block of fixed metadata must be in use in the block bitmap, or
+ * the planner could hand it out as a destination.
+ */
+static errcode_t metadata_in_use(struct e3mp *mp)
+{
+	ext2_filsys fs = mp->fs;
+	blk64_t start = fs->super->s_first_data_block, a, b, free_blk;
+	blk64_t end = ext2fs_blocks_count(fs->super) - 1;
+
+	while (start <= end &&
+	       !ext2fs_find_first_set_block_bitmap2(mp->seen, start, end, &a)) {
+		if (ext2fs_find_first_zero_block_bitmap2(mp->seen, a, end, &b))
+			b = end + 1;
+		if (!ext2fs_find_first_zero_block_bitmap2(fs->block_map, a,
+							  b - 1, &free_blk)) {
+			mp->err_blk = free_blk;
+			return E3MP_META_FREE;
+		}
+		start = b;
+	}
+	return 0;
+}
+
 /* Fixed metadata counts as claimed, so no file may point into it. */
 static errcode_t claim_metadata(struct e3mp *mp)
 {
@@ -196,10 +220,10 @@ static errcode_t claim_metadata(struct e3mp *mp)
 			ext2fs_mark_block_bitmap_range2(mp->seen, b,
 						fs->inode_blocks_per_group);
 	}
-	return 0;
+	return metadata_in_use(mp);
 }
 
-enum inode_kind { K_SKIP, K_CHECK, K_JOURNAL, K_MOVABLE };
+enum inode_kind { K_SKIP, K_CHECK, K_EXTENT, K_JOURNAL, K_MOVABLE };
 
 /* What to do with an in-use inode; counts the ones left alone. */
 static enum inode_kind classify(struct e3mp *mp, ext2_ino_t ino,
@@ -226,7 +250,7 @@ static enum inode_kind classify(struct e3mp *mp, ext2_ino_t ino,
 	}
 	if (in->i_flags & EXT4_EXTENTS_FL) {
 		mp->st.skipped_extent++;
-		return K_CHECK;
+		return K_EXTENT;
 	}
 	mp->st.inodes_mapped++;
 	if (ino == mp->fs->super->s_journal_inum)
@@ -275,6 +299,17 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 	kind = classify(mp, ino, inode);
 	if (err || kind == K_SKIP)
 		return err;
+	/*
+	 * libext2fs iterates nothing, silently, over an extent tree it cannot
+	 * open; such an inode's blocks would go unclaimed.
+	 */
+	if (kind == K_EXTENT &&
+	    (!ext2fs_has_feature_extents(mp->fs->super) ||
+	     ext2fs_extent_header_verify(inode->i_block,
+					 sizeof(inode->i_block)))) {
+		mp->err_ino = ino;
+		return E3MP_BAD_EXTENT_FLAG;
+	}
 	/* the resize inode's blocks are reserved GDT blocks, but its DIND */
 	if (ino == EXT2_RESIZE_INO)
 		return inode->i_block[EXT2_DIND_BLOCK] ?

@@ -95,10 +95,12 @@ errcode_t undo_setup(struct e3mp *mp, io_manager *io)
 /*
  * A run that wrote nothing leaves only an empty undo header behind, which
  * e2undo rejects; remove the file if this run created it.  A file that
- * was there before belongs to an earlier run and is kept.
+ * was there before belongs to an earlier run and is kept.  Called after
+ * the volume is closed, last.
  */
 void undo_discard_unused(struct e3mp *mp)
 {
 	if (mp->undo_path && mp->undo_created && !mp->writes_started)
 		unlink(mp->undo_path);
+	ext2fs_free_mem(&mp->undo_path);
 }

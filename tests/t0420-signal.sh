@@ -50,7 +50,7 @@ check_case() {
 	expect_exit 0 32
 	if [ "$RUN_RC" = 32 ]; then
 		expect_stderr_grep 'interrupted after the first round'
-		expect_stderr_grep "e2undo $UNDO $IMG"
+		expect_stderr_grep "e2undo $UNDO $IMG'"
 	fi
 	fsck_clean "$IMG"
 	same_content "$RUN_DIR/orig.manifest" "$IMG"

@@ -1,0 +1,28 @@
+/*
+ * onecpu.c --- LD_PRELOAD shim: make the process believe it has one CPU.
+ *
+ * libext2fs (lib/ext2fs/rw_bitmaps.c, ext2fs_rw_bitmaps) reads the block
+ * and inode bitmaps with one thread per configured CPU, the count taken
+ * from sysconf(_SC_NPROCESSORS_CONF), when the I/O channel was opened
+ * with IO_FLAG_THREADS (e2fsck opens it so).  The threads' reads then
+ * interleave in the test_io log in an order that changes from run to run.
+ * With one CPU, ext2fs_rw_bitmaps falls back to its single-threaded loop,
+ * and the log of an e2fsck run is the same every time.
+ *
+ * Build:  gcc -shared -fPIC -O2 -o onecpu.so onecpu.c -ldl
+ * Use:    LD_PRELOAD=/path/onecpu.so e2fsck ...
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <unistd.h>
+
+long sysconf(int name)
+{
+	static long (*real_sysconf)(int);
+
+	if (name == _SC_NPROCESSORS_CONF || name == _SC_NPROCESSORS_ONLN)
+		return 1;
+	if (!real_sysconf)
+		real_sysconf = (long (*)(int))dlsym(RTLD_NEXT, "sysconf");
+	return real_sysconf ? real_sysconf(name) : -1;
+}

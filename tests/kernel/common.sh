@@ -1,0 +1,266 @@
+# common.sh --- host side of the kernel tests (t-kernel.sh, t-loop.sh)
+#                                                             -*- sh -*-
+# Sourced after tests/lib.sh.  A test
+#
+#   1. builds each variant's image with mkimg (ext3, PROFILE=mixed) and
+#      packs it with e3metapack (ks_prepare), which also works out what
+#      the write pass must leave behind by running workload.sh on the
+#      host in a debugfs rdump of the packed image;
+#   2. lets a kernel read it (-t ext3, read-only) and compares what the
+#      kernel saw with the host's readings (ks_check_read);
+#   3. lets a kernel write to a copy (workload.sh), then checks that copy
+#      on the host (ks_check_write), runs e3metapack on it again
+#      (ks_incremental), and lets the kernel read it back once more
+#      (ks_check_read on the copy).
+#
+# The kernel's view is fsview.sh's output: "sums" (sha256 of every
+# regular file), "list" (stat(2) of every path) and "links" (symlink
+# targets).  The host's is debugfs rdump for the sums and the manifest
+# helper (libext2fs) for list and links, put into fsview's format by
+# ks_view: two independent readers on each side.
+#
+# Files of variant TAG, all in $T:
+#   TAG.img        the packed image, read-only passes only
+#   TAG-rw.img     its copy for the write pass
+#   TAG.features   its feature list, which must never change
+#   TAG.sums       rdump sums of the packed image
+#   TAG.man        manifest of the packed image
+#   TAG.list, TAG.links   ks_view of TAG.man
+#   TAG.sim.sums   sums the write pass must leave (host simulation)
+#   TAG-rw.*       the same, for the written copy
+
+KS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+
+# The variants: mkimg variables, one line each (see tests/mkimg.sh).
+KS_VARIANTS=${E3MP_KERNEL_VARIANTS:-'
+name=1k BS=1024 SIZE=64M
+name=4k BS=4096 SIZE=128M GPB=8192
+'}
+
+# ks_tags: the variant names, one a line.
+ks_tags() {
+	local line
+	while IFS= read -r line; do
+		[ -n "${line//[[:space:]]/}" ] || continue
+		# shellcheck disable=SC2154 # name= comes from the line
+		(eval "$line"; echo "$name")
+	done <<<"$KS_VARIANTS"
+}
+
+# ks_sh: the shell that runs workload.sh and fsview.sh on the host:
+# busybox's, as in the guest, when there is one.
+ks_sh() {
+	local bb=${KC_BUSYBOX:-}
+	[ -n "$bb" ] || bb=$(command -v busybox 2>/dev/null || true)
+	if [ -n "$bb" ]; then
+		"$bb" sh "$@"
+	else
+		sh "$@"
+	fi
+}
+
+ks_features() {
+	sb_field "$1" 'Filesystem features'
+}
+
+# ks_compare WANT GOT WHAT: the two files are equal, else fail showing
+# the difference.
+ks_compare() {
+	local want=$1 got=$2 what=$3
+	if ! diff -u "$want" "$got" >"$got.diff" 2>&1; then
+		echo "--- expected ($want), +++ seen ($got):" >&2
+		head -n 40 "$got.diff" >&2
+		fail "$what: differs ($(grep -c '^[-+][^-+]' "$got.diff") lines)"
+	fi
+	rm -f "$got.diff"
+}
+
+# ks_sort WHAT IN OUT: sort a view by path (sums: its second field).
+ks_sort() {
+	if [ "$1" = sums ]; then
+		LC_ALL=C sort -k2 -o "$3" "$2"
+	else
+		LC_ALL=C sort -o "$3" "$2"
+	fi
+}
+
+# ks_view MANIFEST LIST LINKS: the manifest in fsview.sh's list and
+# links formats (paths "./a/b", root "."; mode as st_mode in hex; times
+# in seconds; device numbers decoded as the kernel does).
+ks_view() {
+	awk -v list="$2" -v links="$3" '
+	function num(s, base,   i, v) {
+		v = 0
+		for (i = 1; i <= length(s); i++)
+			v = v * base + index("0123456789abcdef", \
+					     substr(tolower(s), i, 1)) - 1
+		return v
+	}
+	$1 == "#" { next }
+	{
+		name = ($1 == "/") ? "." : "." $1
+		split("", f)
+		for (i = 2; i <= NF; i++) {
+			k = $i; sub(/=.*/, "", k)
+			v = $i; sub(/^[^=]*=/, "", v)
+			f[k] = v
+		}
+		t = f["type"]
+		base = t == "reg" ? 32768 : t == "dir" ? 16384 : \
+		       t == "lnk" ? 40960 : t == "chr" ? 8192 : \
+		       t == "blk" ? 24576 : t == "fifo" ? 4096 : \
+		       t == "sock" ? 49152 : 0
+		split(f["atime"], a, ":"); split(f["mtime"], m, ":")
+		split(f["ctime"], c, ":")
+		maj = 0; mn = 0
+		if ("rdev" in f) {
+			split(f["rdev"], r, ":")
+			old = num(r[1], 16); new = num(r[2], 16)
+			if (old != 0) {
+				maj = int(old / 256) % 256; mn = old % 256
+			} else {
+				maj = int((new % 1048576) / 256)
+				mn = new % 256 + int(new / 1048576) * 256
+			}
+		}
+		printf "%s %x %s %s %s %s %s %s %s %s %s %x:%x\n", name,
+		       base + num(f["mode"], 8), f["ino"], f["uid"], f["gid"],
+		       f["size"], f["links"], f["iblocks"], a[1], m[1], c[1],
+		       maj, mn >list
+		if (t == "lnk")
+			print name " -> " f["target"] >links
+	}' "$1"
+	LC_ALL=C sort -o "$2" "$2"
+	: >>"$3"
+	LC_ALL=C sort -o "$3" "$3"
+}
+
+# ks_record IMG PREFIX: manifest, views and rdump sums of IMG, as
+# PREFIX.man, PREFIX.list, PREFIX.links, PREFIX.sums.
+ks_record() {
+	make_manifest "$1" "$2.man"
+	ks_view "$2.man" "$2.list" "$2.links"
+	rdump_sums "$1" "$2.sums"
+}
+
+# ks_rdump_tree IMG DIR: IMG's files as a host directory (debugfs rdump
+# of / puts the root's entries straight into DIR).
+ks_rdump_tree() {
+	local img=$1 dir=$2
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	debugfs -R "rdump / $dir" "$img" >"$dir.log" 2>&1 ||
+		{ cat "$dir.log" >&2; fail "debugfs rdump of $img failed"; }
+	if grep -v '^debugfs [0-9]' "$dir.log" | grep -q .; then
+		cat "$dir.log" >&2
+		fail "debugfs rdump of $img complained"
+	fi
+	rm -f "$dir.log"
+}
+
+# ks_prepare: with a variant's variables set (name=TAG BS= SIZE= ...),
+# build, pack and record its image.  Prints how long it took.
+ks_prepare() {
+	local tag=$name t0=$SECONDS img=$T/$name.img sim=$T/$name.sim
+	# shellcheck disable=SC2034 # read by mkimg
+	FSTYPE=ext3 PROFILE=${PROFILE:-mixed}
+	mkimg "$img"
+	ks_features "$img" >"$T/$tag.features"
+	ks_record "$img" "$T/$tag.orig"
+
+	# pack it: the starting point of every pass
+	run_tool -z "$T/$tag.e2undo" "$img"
+	expect_exit 0
+	fsck_clean "$img"
+	same_content "$T/$tag.orig.man" "$img"
+	same_rdump "$T/$tag.orig.sums" "$img"
+	ks_features "$img" >"$T/$tag.features.now"
+	ks_compare "$T/$tag.features" "$T/$tag.features.now" \
+		"$tag: features after e3metapack"
+	ks_record "$img" "$T/$tag"
+	cp --sparse=always "$img" "$T/$tag-rw.img"
+	sha_of "$img" >"$T/$tag.img.sha"
+
+	# what the write pass must leave: the workload on the host
+	ks_rdump_tree "$img" "$sim"
+	ks_sh "$KS_DIR/workload.sh" "$sim" "$BS" >"$sim.out" 2>&1 ||
+		{ cat "$sim.out" >&2; fail "$tag: workload.sh failed on the host"; }
+	ks_sh "$KS_DIR/fsview.sh" sums "$sim" >"$T/$tag.sim.sums" 2>&1 ||
+		fail "$tag: fsview.sh sums failed on the host"
+	rm -rf "$sim"
+	info "$tag: image built, packed and recorded ($((SECONDS - t0))s)"
+}
+
+# ks_prepare_all: ks_prepare for every variant.
+ks_prepare_all() {
+	local line
+	while IFS= read -r line; do
+		[ -n "${line//[[:space:]]/}" ] || continue
+		( eval "$line"; ks_prepare )
+	done <<<"$KS_VARIANTS"
+}
+
+# ks_check_read PREFIX GOTDIR WHO: a read-only pass of the image recorded
+# as PREFIX (PREFIX.sums, .list, .links) saw the same: GOTDIR holds the
+# reader's sums, list and links.
+ks_check_read() {
+	local p=$1 d=$2 who=$3 w
+	for w in sums list links; do
+		ks_sort "$w" "$d/$w" "$d/$w.sorted"
+		ks_sort "$w" "$p.$w" "$d/$w.want"
+		ks_compare "$d/$w.want" "$d/$w.sorted" \
+			"$who: $w of ${p##*/} (want: host's reading)"
+	done
+}
+
+# ks_check_write TAG GOTDIR WHO: after the write pass on TAG-rw.img
+# (GOTDIR: what the writer saw before unmounting): fsck clean, the
+# features kept, the contents as the host simulation says, and the host
+# reading the same as the writer.
+ks_check_write() {
+	local tag=$1 d=$2 who=$3 img=$T/$1-rw.img
+	grep -q 'workload: ok' "$d/workload" ||
+		{ cat "$d/workload" >&2; fail "$who: $tag: workload failed"; }
+	fsck_clean "$img"
+	ks_features "$img" >"$T/$tag-rw.features"
+	ks_compare "$T/$tag.features" "$T/$tag-rw.features" \
+		"$who: $tag: features after the write pass"
+	ks_sort sums "$d/sums" "$d/sums.sorted"
+	ks_sort sums "$T/$tag.sim.sums" "$d/sim.sums"
+	ks_compare "$d/sim.sums" "$d/sums.sorted" \
+		"$who: $tag: contents after the write pass (want: host simulation)"
+	ks_record "$img" "$T/$tag-rw"
+	ks_check_read "$T/$tag-rw" "$d" "$who: $tag after the write pass"
+	info "$tag: after the write pass: e2fsck clean, features kept," \
+	     "contents as simulated, host and writer agree" \
+	     "($(wc -l <"$d/list") paths)"
+}
+
+# ks_incremental TAG: e3metapack again on the written copy: it moves the
+# new indirect blocks (exit 0), keeps everything a user sees, and a third
+# run has nothing to do.  Its undo file gives back the written image.
+ks_incremental() {
+	local tag=$1 img=$T/$1-rw.img
+	cp --sparse=always "$img" "$T/$tag-rw.before"
+	# -f: the kernel mounted it since the last e2fsck (checked -fn above)
+	run_tool -f -z "$T/$tag-rw.e2undo" "$img"
+	expect_exit 0
+	fsck_clean "$img"
+	same_content "$T/$tag-rw.man" "$img"
+	same_rdump "$T/$tag-rw.sums" "$img"
+	ks_features "$img" >"$T/$tag-rw.features"
+	ks_compare "$T/$tag.features" "$T/$tag-rw.features" \
+		"$tag: features after the incremental e3metapack"
+	run_tool -f -n --json "$img"
+	expect_exit 1
+	expect_json
+	info "$tag: incremental e3metapack: exit 0, then nothing to do;" \
+	     "$(json_int before.in_metacluster) of $(json_int indirect.total)" \
+	     "indirect blocks in metaclusters"
+	cp --sparse=always "$img" "$T/$tag-rw.undone"
+	e2undo "$T/$tag-rw.e2undo" "$T/$tag-rw.undone" >"$T/e2undo.log" 2>&1 ||
+		{ cat "$T/e2undo.log" >&2; fail "$tag: e2undo failed"; }
+	cmp "$T/$tag-rw.before" "$T/$tag-rw.undone" >&2 ||
+		fail "$tag: e2undo of the incremental run differs"
+	rm -f "$T/$tag-rw.before" "$T/$tag-rw.undone" "$T/$tag-rw.e2undo"
+}
