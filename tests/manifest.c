@@ -173,7 +173,8 @@ static uint64_t xattr_hash(ext2_ino_t ino)
 	ext2fs_xattrs_close(&h);
 	if (sv.n == 0)
 		return 0;
-	qsort(sv.v, sv.n, sizeof(*sv.v), cmp_str);
+	if (sv.n)
+		qsort(sv.v, sv.n, sizeof(*sv.v), cmp_str);
 	hash = FNV_OFFSET;
 	for (i = 0; i < sv.n; i++)
 		hash = fnv(hash, sv.v[i], strlen(sv.v[i]) + 1);
@@ -348,7 +349,8 @@ static void walk_dir(const char *path, ext2_ino_t ino, char *tail,
 	err = ext2fs_dir_iterate2(fs, ino, 0, NULL, dir_collect, &dl);
 	if (err)
 		die(err, "while reading directory %s", path);
-	qsort(dl.e, dl.n, sizeof(*dl.e), cmp_dirent);
+	if (dl.n)
+		qsort(dl.e, dl.n, sizeof(*dl.e), cmp_dirent);
 	for (i = 0; i < dl.n; i++) {
 		char num[16];
 
@@ -510,7 +512,8 @@ int main(int argc, char **argv)
 
 	header();
 	do_path("/", EXT2_ROOT_INO);
-	qsort(lines.v, lines.n, sizeof(*lines.v), cmp_str);
+	if (lines.n)
+		qsort(lines.v, lines.n, sizeof(*lines.v), cmp_str);
 	for (i = 0; i < lines.n; i++)
 		puts(lines.v[i]);
 	vec_free(&lines);

@@ -26,8 +26,9 @@ name=ext2-2k-aged  BS=2048 FSTYPE=ext2 PROFILE=aged  SIZE=128M
 # first SYSCALL on the image.
 strace_tool() {
 	local sig=$1 call=$2
-	# the injected call must be in the trace set, or nothing is injected
-	E3MP_WRAPPER="strace -f -qq -o /dev/null -P $IMG -e trace=$call \
+	# the injected call must be in the trace set, or nothing is injected;
+	# LeakSanitizer cannot work under ptrace
+	E3MP_ENV=ASAN_OPTIONS=detect_leaks=0 E3MP_WRAPPER="strace -f -qq -o /dev/null -P $IMG -e trace=$call \
 -e inject=$call:signal=$sig:when=1" run_tool -z "$UNDO" "$IMG"
 }
 
