@@ -135,6 +135,9 @@ errcode_t check_volume(struct e3mp *mp);
 errcode_t partitions_probe(const char *dev, struct e3mp_part **parts,
 			   int *nparts, __u64 *dev_size);
 const char *partition_skip_reason(const struct e3mp_part *p);
+void probe_fs_type(int fd, __u64 offset, __u64 size, char *type,
+		   size_t len);
+int fs_type_is_ext(const char *type);
 
 /* undo.c */
 errcode_t undo_setup(struct e3mp *mp, io_manager *io);
@@ -167,6 +170,8 @@ void progress_done(struct e3mp *mp);
 const char *volume_label(const struct e3mp *mp);
 void report_print(struct e3mp *mp, FILE *f, const char *status,
 		  int exit_code);
+void report_json_failure(const struct e3mp *mp, FILE *f, const char *status,
+			 const char *why, int exit_code);
 void report_debug_moves(struct e3mp *mp, FILE *f);
 
 #endif /* E3METAPACK_H */

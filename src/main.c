@@ -58,14 +58,8 @@ static const char *fsck_name(struct e3mp *mp)
 static void json_failure(struct e3mp *mp, const char *status,
 			 const char *why, int code)
 {
-	if (!mp->opt.json)
-		return;
-	printf("{\"device\":\"%s\",", mp->device ? mp->device : "");
-	if (mp->part)
-		printf("\"partition\":%d,\"offset\":%llu,", mp->part->partno,
-		       (unsigned long long) mp->part->offset);
-	printf("\"status\":\"%s\",\"reason\":\"%s\",\"exit_code\":%d}\n",
-	       status, why, code);
+	if (mp->opt.json)
+		report_json_failure(mp, stdout, status, why, code);
 }
 
 static int is_refusal(errcode_t err)

@@ -32,36 +32,18 @@ errcode_t resolve_device(const char *spec, const char **device)
 /* libblkid must agree that this is an ext2/3/4 filesystem. */
 static errcode_t probe_type(struct e3mp *mp)
 {
-	blkid_probe pr = NULL;
-	const char *type = NULL;
-	errcode_t err = E3MP_NOT_EXT;
+	char type[16];
 	int fd;
 
 	fd = open(mp->device, O_RDONLY);
 	if (fd < 0)
 		return errno;
-	pr = blkid_new_probe();
-	if (!pr || blkid_probe_set_device(pr, fd,
-			mp->part ? mp->part->offset : 0,
-			mp->part ? mp->part->size : 0)) {
-		err = ENOMEM;
-		goto out;
-	}
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
-	if (!blkid_do_safeprobe(pr) &&
-	    !blkid_probe_lookup_value(pr, "TYPE", &type, NULL)) {
-		if (!strcmp(type, "ext2") || !strcmp(type, "ext3") ||
-		    !strcmp(type, "ext4") || !strcmp(type, "ext4dev"))
-			err = 0;
-		else if (!strcmp(type, "jbd"))
-			err = E3MP_JOURNAL_DEV;
-	}
-out:
-	if (pr)
-		blkid_free_probe(pr);
+	probe_fs_type(fd, mp->part ? mp->part->offset : 0,
+		      mp->part ? mp->part->size : 0, type, sizeof(type));
 	close(fd);
-	return err;
+	if (fs_type_is_ext(type))
+		return 0;
+	return strcmp(type, "jbd") ? E3MP_NOT_EXT : E3MP_JOURNAL_DEV;
 }
 
 static void warn_or(struct e3mp *mp, errcode_t code, errcode_t *err)

@@ -22,7 +22,7 @@
 #define SECTOR	512ULL
 
 /* The filesystem type libblkid finds in [offset, offset + size). */
-static void probe_fs_type(int fd, __u64 offset, __u64 size, char *type,
+void probe_fs_type(int fd, __u64 offset, __u64 size, char *type,
 			  size_t len)
 {
 	blkid_probe pr = blkid_new_probe();
@@ -156,6 +156,12 @@ out:
 	return err;
 }
 
+int fs_type_is_ext(const char *type)
+{
+	return !strcmp(type, "ext2") || !strcmp(type, "ext3") ||
+	       !strcmp(type, "ext4") || !strcmp(type, "ext4dev");
+}
+
 /* Why partition @p is not processed, or 0. */
 const char *partition_skip_reason(const struct e3mp_part *p)
 {
@@ -163,8 +169,7 @@ const char *partition_skip_reason(const struct e3mp_part *p)
 		return "extended partition (a container)";
 	if (!p->type[0])
 		return "no filesystem found";
-	if (strcmp(p->type, "ext2") && strcmp(p->type, "ext3") &&
-	    strcmp(p->type, "ext4") && strcmp(p->type, "ext4dev"))
+	if (!fs_type_is_ext(p->type))
 		return "not an ext2/3/4 filesystem";
 	return NULL;
 }

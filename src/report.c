@@ -56,18 +56,33 @@ static void json_figures(FILE *f, const char *name,
 		(unsigned long long) x->reads, (unsigned long long) x->seeks);
 }
 
-static void report_json(struct e3mp *mp, FILE *f, const char *status,
-			int exit_code)
+/* The fields every JSON line starts with: which filesystem it is about. */
+static void json_head(const struct e3mp *mp, FILE *f)
 {
-	const struct e3mp_stats *st = &mp->st;
-	const struct mp_plan *p = &mp->plan;
-
 	fputs("{\"device\":", f);
 	json_string(f, mp->device ? mp->device : mp->opt.spec);
 	if (mp->part)
 		fprintf(f, ",\"partition\":%d,\"offset\":%llu",
 			mp->part->partno,
 			(unsigned long long) mp->part->offset);
+}
+
+void report_json_failure(const struct e3mp *mp, FILE *f, const char *status,
+			 const char *why, int exit_code)
+{
+	json_head(mp, f);
+	fprintf(f, ",\"status\":\"%s\",\"reason\":", status);
+	json_string(f, why);
+	fprintf(f, ",\"exit_code\":%d}\n", exit_code);
+}
+
+static void report_json(struct e3mp *mp, FILE *f, const char *status,
+			int exit_code)
+{
+	const struct e3mp_stats *st = &mp->st;
+	const struct mp_plan *p = &mp->plan;
+
+	json_head(mp, f);
 	fprintf(f, ",\"block_size\":%u,\"groups\":%u,\"homing\":\"%s\","
 		"\"mc_max_pct\":%u,\"dry_run\":%s,",
 		mp->fs ? mp->fs->blocksize : 0, mp->geom.group_count,
