@@ -74,6 +74,14 @@ struct e3mp_stats {
 	__u64	data_blocks;		/* data blocks of scanned files */
 };
 
+/* The first I/O error of a run (io.c), for the message. */
+struct e3mp_io_error {
+	errcode_t	err;
+	const char	*op;		/* "reading", "writing", "flushing" */
+	__u64		offset;		/* bytes into the volume or undo file */
+	int		undo;		/* in the undo file, not the volume */
+};
+
 /* One entry of a whole-disk image's partition table (partition.c). */
 struct e3mp_part {
 	int		partno;
@@ -93,6 +101,9 @@ struct e3mp {
 	int			undo_created;	/* it did not exist before */
 	int			mount_flags;	/* EXT2_MF_* of the device */
 	int			writes_started;	/* set before the first write */
+	unsigned long		dev_writes;	/* writes that reached it */
+	struct e3mp_io_error	io_err;
+	unsigned int		blocksize;	/* of the volume, once open */
 
 	/* what the last refusal or error was about, for the message */
 	ext2_ino_t		err_ino;
@@ -139,6 +150,9 @@ void probe_fs_type(int fd, __u64 offset, __u64 size, char *type,
 		   size_t len);
 int fs_type_is_ext(const char *type);
 
+/* io.c */
+io_manager io_layer(struct e3mp *mp);
+
 /* undo.c */
 errcode_t undo_setup(struct e3mp *mp, io_manager *io);
 void undo_discard_unused(struct e3mp *mp);
@@ -160,7 +174,7 @@ errcode_t pointers_rewrite(struct e3mp *mp, struct mp_move *mv, __u32 n);
 errcode_t transaction_begin(struct e3mp *mp);
 errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n);
 errcode_t transaction_end(struct e3mp *mp);
-void volume_close(struct e3mp *mp);
+errcode_t volume_close(struct e3mp *mp, int failed);
 
 /* progress.c */
 void progress_attach(struct e3mp *mp);

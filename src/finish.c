@@ -20,18 +20,55 @@
  */
 #include "e3metapack.h"
 
+/*
+ * An I/O error that a libext2fs routine retried, or lost on its way up,
+ * still fails the step (io.c keeps the first one).
+ */
+static errcode_t io_checked(struct e3mp *mp, errcode_t err)
+{
+	return err ? err : mp->io_err.err;
+}
+
+/* A barrier: ext2fs_flush2() ends with io_channel_flush() (io.c). */
 static errcode_t flush(struct e3mp *mp)
 {
-	errcode_t err = ext2fs_flush2(mp->fs, 0);
+	return io_checked(mp, ext2fs_flush2(mp->fs, 0));
+}
 
+/*
+ * ext2fs_flush() writes the superblock with the channel's block size set
+ * to 1024.  If that write is the first to its block, the undo manager
+ * records it in 1024-byte units and its header says so until the next
+ * block it saves: on a volume with bigger blocks, an e2undo at that
+ * instant would put every saved block back at the wrong place.
+ * Rewriting the superblock's block unchanged first, at the volume's block
+ * size, has it saved the right way.
+ */
+static errcode_t super_block_save(struct e3mp *mp)
+{
+	ext2_filsys fs = mp->fs;
+	blk64_t blk = fs->blocksize == SUPERBLOCK_OFFSET ? 1 : 0;
+	char *buf;
+	errcode_t err;
+
+	err = ext2fs_get_mem(fs->blocksize, &buf);
+	if (err)
+		return err;
+	err = io_channel_read_blk64(fs->io, blk, 1, buf);
 	if (!err)
-		err = io_channel_flush(mp->fs->io);
-	return err;
+		err = io_channel_write_blk64(fs->io, blk, 1, buf);
+	ext2fs_free_mem(&buf);
+	return io_checked(mp, err);
 }
 
 errcode_t transaction_begin(struct e3mp *mp)
 {
+	errcode_t err;
+
 	mp->writes_started = 1;
+	err = super_block_save(mp);
+	if (err)
+		return err;
 	mp->fs->super->s_state &= ~EXT2_VALID_FS;
 	ext2fs_mark_super_dirty(mp->fs);
 	return flush(mp);
@@ -76,7 +113,7 @@ errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n)
 	if (!err)
 		err = blocks_copy(mp, mv, n);
 	if (!err)
-		err = io_channel_flush(mp->fs->io);
+		err = io_checked(mp, io_channel_flush(mp->fs->io));
 	if (!err)
 		err = pointers_rewrite(mp, mv, n);
 	if (!err)
@@ -93,14 +130,36 @@ errcode_t transaction_end(struct e3mp *mp)
 	return flush(mp);
 }
 
-void volume_close(struct e3mp *mp)
+/*
+ * After a failure nothing more is written: the volume is consistent as it
+ * is (see above), and a write that failed once may fail again halfway.
+ * Otherwise flush what is left, and report what the flush and closing
+ * the channels say (ext2fs_close() ignores the latter).
+ */
+errcode_t volume_close(struct e3mp *mp, int failed)
 {
+	ext2_filsys fs = mp->fs;
+	errcode_t err = 0, err2;
+
 	if (mp->seen)
 		ext2fs_free_block_bitmap(mp->seen);
 	mp->seen = NULL;
 	mp_plan_free(&mp->plan);
 	ext2fs_free_mem(&mp->rec);
 	ext2fs_free_mem(&mp->ext);
-	if (mp->fs)
-		ext2fs_close_free(&mp->fs);
+	if (!fs)
+		return 0;
+	if (!failed && (fs->flags & EXT2_FLAG_RW) &&
+	    (fs->flags & EXT2_FLAG_DIRTY))
+		err = ext2fs_flush2(fs, 0);
+	fs->flags &= ~EXT2_FLAG_DIRTY;
+	if (fs->io) {
+		err2 = io_channel_close(fs->io);
+		if (!err)
+			err = err2;
+	}
+	fs->io = fs->image_io = NULL;
+	ext2fs_free(fs);
+	mp->fs = NULL;
+	return io_checked(mp, err);
 }

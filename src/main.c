@@ -99,14 +99,36 @@ static void print_refusal(struct e3mp *mp, errcode_t err)
 static void print_undo_hint(struct e3mp *mp)
 {
 	if (mp->undo_path)
-		fprintf(stderr, "%s: the volume is consistent but marked not "
-			"clean; undo everything with 'e2undo %s %s', or run "
+		fprintf(stderr, "%s: the volume is consistent; undo "
+			"everything with 'e2undo %s %s', or run "
 			"'e2fsck -f %s' and then e3metapack again\n",
 			program_name, mp->undo_path, mp->device, fsck_name(mp));
 	else
-		fprintf(stderr, "%s: the volume is consistent but marked not "
-			"clean; run 'e2fsck -f %s' and then e3metapack again\n",
+		fprintf(stderr, "%s: the volume is consistent; run "
+			"'e2fsck -f %s' and then e3metapack again\n",
 			program_name, fsck_name(mp));
+}
+
+/* The first I/O error of the run (io.c), naming the block or file. */
+static void print_io_error(struct e3mp *mp)
+{
+	const struct e3mp_io_error *e = &mp->io_err;
+	unsigned int bs = mp->blocksize;
+
+	if (e->undo)
+		com_err(program_name, e->err, "while %s undo file %s",
+			e->op, mp->undo_path);
+	else if (!strcmp(e->op, "flushing"))
+		com_err(program_name, e->err, "while flushing %s",
+			volume_label(mp));
+	else if (!bs || (e->offset >= SUPERBLOCK_OFFSET &&
+			 e->offset < SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE))
+		com_err(program_name, e->err, "while %s the superblock of %s",
+			e->op, volume_label(mp));
+	else
+		com_err(program_name, e->err, "while %s block %llu of %s",
+			e->op, (unsigned long long) (e->offset / bs),
+			volume_label(mp));
 }
 
 /* Print what went wrong; return the exit code that says so. */
@@ -126,13 +148,17 @@ static int fail(struct e3mp *mp, errcode_t err, const char *doing)
 			     E3MP_EXIT_INTERRUPTED);
 		return E3MP_EXIT_INTERRUPTED;
 	}
-	if (mp->err_what && (err < E3MP_NOT_EXT || err > E3MP_POINTER_LOST))
+	if (mp->io_err.err)
+		print_io_error(mp);
+	else if (mp->err_what &&
+		 (err < E3MP_NOT_EXT || err > E3MP_POINTER_LOST))
 		com_err(program_name, err, "while %s block %llu of %s",
 			mp->err_what, (unsigned long long) mp->err_blk, dev);
 	else
 		com_err(program_name, err, "while %s %s", doing, dev);
-	code = mp->writes_started ? E3MP_EXIT_PARTIAL : E3MP_EXIT_ERROR;
-	if (mp->writes_started)
+	/* nothing reached the volume: it is untouched */
+	code = mp->dev_writes ? E3MP_EXIT_PARTIAL : E3MP_EXIT_ERROR;
+	if (mp->dev_writes)
 		print_undo_hint(mp);
 	json_failure(mp, "failed", error_message(err), code);
 	return code;
@@ -183,12 +209,16 @@ static int prepare(struct e3mp *mp)
 	if (mp->opt.progress)
 		progress_attach(mp);
 	err = inode_scan_and_record(mp);
+	if (!err)
+		err = mp->io_err.err;
 	if (err) {
 		progress_done(mp);
 		return fail(mp, err, "scanning");
 	}
 	err = layout_plan(mp);
 	progress_done(mp);
+	if (!err)
+		err = mp->io_err.err;
 	if (err)
 		return fail(mp, err, "planning");
 	if (mp->opt.debug & E3MP_DEBUG_PLAN)
@@ -272,7 +302,10 @@ static int run_volume(const struct e3mp_options *opt, const char *device,
 	else
 		code = finish(&mp, "changed", E3MP_EXIT_CHANGED);
 out:
-	volume_close(&mp);
+	err = volume_close(&mp, code != E3MP_EXIT_CHANGED &&
+				 code != E3MP_EXIT_NOTHING);
+	if (err && code == E3MP_EXIT_CHANGED)
+		code = fail(&mp, err, "closing");
 	undo_discard_unused(&mp);
 	return code;
 }

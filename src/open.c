@@ -74,7 +74,7 @@ errcode_t check_device(struct e3mp *mp)
 
 errcode_t open_volume(struct e3mp *mp)
 {
-	io_manager io = unix_io_manager;
+	io_manager io = io_layer(mp);
 	int flags = EXT2_FLAG_64BITS;
 	char io_opts[32];
 	errcode_t err;
@@ -95,13 +95,16 @@ errcode_t open_volume(struct e3mp *mp)
 	if (err)
 		return err;
 	mp->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
+	mp->blocksize = mp->fs->blocksize;
 	/*
 	 * Without orig_super, ext2fs_flush() writes the primary superblock
-	 * as a whole block instead of byte ranges.  libext2fs 1.47's undo
-	 * manager adds a partition offset twice on the byte-range path and
-	 * so saves the wrong old superblock; the block path is right.
+	 * whole, in one write, instead of field by field: a kill between two
+	 * of those writes would leave it torn (with metadata_csum, with a bad
+	 * checksum).  It also avoids libext2fs 1.47's undo manager adding a
+	 * partition offset twice on the byte-range path, which saves the
+	 * wrong old superblock.
 	 */
-	if (mp->undo_path && mp->part)
+	if (!mp->opt.dry_run)
 		ext2fs_free_mem(&mp->fs->orig_super);
 	return 0;
 }

@@ -6,7 +6,9 @@
  * first time it is written, and e2undo puts them back.  An existing undo
  * file for the same filesystem state is continued, not replaced, so a
  * run that resumes an interrupted one can still be undone in one step
- * back to the very first original.
+ * back to the very first original.  The undo manager opens both the
+ * volume and the undo file through io.c's layer, which keeps the file
+ * replayable by e2undo at every instant of the run (see there).
  */
 #include <errno.h>
 #include <libgen.h>
@@ -93,14 +95,14 @@ errcode_t undo_setup(struct e3mp *mp, io_manager *io)
 }
 
 /*
- * A run that wrote nothing leaves only an empty undo header behind, which
- * e2undo rejects; remove the file if this run created it.  A file that
- * was there before belongs to an earlier run and is kept.  Called after
- * the volume is closed, last.
+ * A run that wrote nothing to the volume leaves at most an undo header
+ * and saved blocks nothing needs; remove the file if this run created
+ * it.  A file that was there before belongs to an earlier run and is
+ * kept.  Called after the volume is closed, last.
  */
 void undo_discard_unused(struct e3mp *mp)
 {
-	if (mp->undo_path && mp->undo_created && !mp->writes_started)
+	if (mp->undo_path && mp->undo_created && !mp->dev_writes)
 		unlink(mp->undo_path);
 	ext2fs_free_mem(&mp->undo_path);
 }

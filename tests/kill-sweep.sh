@@ -9,11 +9,12 @@
 # touches IMG fail (error=EIO) or kills the tool on entry to it
 # (signal=SIGKILL: the kernel then skips the call, so writes 1..K-1 are
 # on the image and the K-th is not).  The unix I/O manager reads the
-# image with pread64 and writes it with pwrite64, except the superblock,
-# which ext2fs_flush() updates field range by field range with
-# lseek + write (io_channel_write_byte).  "The K-th write" below counts
-# both, in the order the tool makes them; strace counts each syscall on
-# its own, so ks_count records which syscall the K-th write is.
+# image with pread64 and writes it with pwrite64; a superblock updated
+# field range by field range (io_channel_write_byte, which the tool
+# avoids: see open.c) would be written with lseek + write.  "The K-th
+# write" below counts both, in the order the tool makes them; strace
+# counts each syscall on its own, so ks_count records which syscall the
+# K-th write is.
 #
 # unix_io retries a failed pread64 (pwrite64) once with lseek + read
 # (write), so "EIO on the K-th write" makes that retry fail too; a lone
@@ -59,6 +60,8 @@
 # (KS_* variables are results for the sourcing test)
 # shellcheck disable=SC2034
 E3MP_STRACE=${E3MP_STRACE:-strace}
+# LeakSanitizer stops the process with ptrace at exit, which strace holds
+KS_ASAN=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 
 # ks_need_strace: strace must be able to trace us, kill on a syscall and
 # fail one with EIO; otherwise the test is skipped (containers often
@@ -103,7 +106,8 @@ ks_count() {
 	cp --sparse=always "$img" "$work"
 	rm -f "$work.e2undo"
 	KS_COUNT_TRACE=$RUN_DIR/count.trace
-	timeout -k 10 "$E3MP_TIMEOUT" "$E3MP_STRACE" -f -qq -P "$work" \
+	ASAN_OPTIONS=$KS_ASAN timeout -k 10 "$E3MP_TIMEOUT" \
+		"$E3MP_STRACE" -f -qq -P "$work" \
 		-e trace=pread64,pwrite64,read,write \
 		-o "$KS_COUNT_TRACE" "$E3MP" -z "$work.e2undo" "$@" "$work" \
 		>"$RUN_DIR/count.out" 2>"$RUN_DIR/count.err" || rc=$?
@@ -183,7 +187,8 @@ ks_inject() {
 	KS_TRACE=$work.trace KS_OUT=$work.out KS_ERR=$work.err
 	KS_RC=0
 	# (the braces keep bash from reporting "Killed" on stderr)
-	{ timeout -k 10 "$E3MP_TIMEOUT" "$E3MP_STRACE" -f -qq -P "$work" \
+	{ ASAN_OPTIONS=$KS_ASAN timeout -k 10 "$E3MP_TIMEOUT" \
+		"$E3MP_STRACE" -f -qq -P "$work" \
 		-e trace=pread64,pwrite64,read,write,lseek "${iargs[@]}" \
 		-o "$KS_TRACE" "$E3MP" -z "$KS_UNDO" "$@" "$work" \
 		>"$KS_OUT" 2>"$KS_ERR" </dev/null; } 2>/dev/null || KS_RC=$?
