@@ -28,46 +28,7 @@
 #include <string.h>
 
 #include "plan.h"
-
-/* --- harness ------------------------------------------------------------- */
-
-static int n_run, n_fail;
-static char why[2048];
-
-static int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why[0]) {
-		va_start(ap, fmt);
-		vsnprintf(why, sizeof(why), fmt, ap);
-		va_end(ap);
-	}
-	return 1;
-}
-
-#define EXPECT(cond, ...) \
-	do { if (!(cond)) return fail(__VA_ARGS__); } while (0)
-#define TRY(expr) \
-	do { if (expr) return 1; } while (0)
-#define ULL(x) ((unsigned long long) (x))
-
-static void run(const char *name, int (*fn)(void))
-{
-	int r;
-
-	why[0] = 0;
-	r = fn();
-	n_run++;
-	if (r) {
-		n_fail++;
-		printf("not ok %d - %s: %s\n", n_run, name,
-		       why[0] ? why : "(no detail)");
-	} else {
-		printf("ok %d - %s\n", n_run, name);
-	}
-	fflush(stdout);
-}
+#include "unit.h"
 
 /* --- the synthetic volume ------------------------------------------------ */
 
@@ -2636,6 +2597,5 @@ int main(void)
 		 case_random_idempotent_inode);
 	run_case("random layouts, data homing: idempotent",
 		 case_random_idempotent_data);
-	printf("1..%d\n", n_run);
-	return n_fail ? 1 : 0;
+	return unit_done();
 }
