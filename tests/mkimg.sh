@@ -18,6 +18,9 @@
 #                 ext4            stock ext4 (everything extent-mapped)
 #   SIZE        volume size for mke2fs (64M)
 #   PROFILE     mixed | tind | full | aged | small               (mixed)
+#                 aged sizes its files in blocks and leaves ~30000 of
+#                 them in use: give it SIZE >= 40000 blocks plus the
+#                 journal (e.g. 64M at 1 KiB blocks, 128M at 2 KiB)
 #   GPB         blocks per group (mke2fs -g), empty: mke2fs's choice
 #   INODES      inode count (mke2fs -N), empty: by inode ratio
 #   INODE_SIZE  inode size (mke2fs -I)                          (256)
