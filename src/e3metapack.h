@@ -126,6 +126,10 @@ struct e3mp {
 	errcode_t		warn[8];
 	int			nwarn;
 
+	/* writeback.c: the undo file and the device, opened read-only */
+	int			wb_open;
+	int			wb_fd[2];
+
 	/* progress; NULL for none */
 	e3mp_progress_fn	progress;
 	void			*progress_priv;
@@ -175,6 +179,12 @@ errcode_t transaction_begin(struct e3mp *mp);
 errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n);
 errcode_t transaction_end(struct e3mp *mp);
 errcode_t volume_close(struct e3mp *mp, int failed);
+
+/* writeback.c: start writing copies out early; advisory, never fails */
+void writeback_open(struct e3mp *mp);
+__u32 writeback_chunk(struct e3mp *mp);
+void writeback_kick(struct e3mp *mp);
+void writeback_close(struct e3mp *mp);
 
 /* progress.c */
 void progress_attach(struct e3mp *mp);

@@ -5,18 +5,22 @@
  * holding its data, and no block that anything on disk refers to is
  * overwritten.  It holds because each round goes
  *
- *   1. reserve: destinations marked in use in the bitmaps;    flush
- *   2. copy:    sources copied to destinations (free until 1); flush
- *   3. switch:  pointers rewritten to the copies;              flush
- *   4. release: sources marked free, counts fixed;             flush
+ *   1. reserve + copy: destinations marked in use in the bitmaps, and
+ *      the sources copied to them (blocks nothing on disk refers to);
+ *                                                              flush
+ *   2. switch:  pointers rewritten to the copies;              flush
+ *   3. release: sources marked free, counts fixed;             flush
  *
- * and the volume is marked not clean before the first round and clean
- * after the last.  An interruption inside a round leaves either blocks
- * marked in use that nothing refers to (before 4) or, mid-switch, files
- * some of whose pointers lead to the old copy and some to the new: both
- * hold the same bytes.  e2fsck -fy, which the not-clean mark forces,
- * repairs the bitmaps and loses nothing.  Round 2 only starts once round
- * 1 has released the slots it fills.
+ * and the volume is marked not clean (flush) before the first round and
+ * clean after the last.  Every flush is one durable barrier: nothing of
+ * the next step is written before the whole of the previous one is on
+ * stable storage.  An interruption inside a round leaves either blocks
+ * marked in use that nothing refers to, or free blocks holding copies
+ * nothing refers to (before 2), or, mid-switch, files some of whose
+ * pointers lead to the old copy and some to the new: both hold the same
+ * bytes.  e2fsck -fy, which the not-clean mark forces, repairs the
+ * bitmaps and loses nothing.  Round 2 only starts once round 1 has
+ * released the slots it fills.
  */
 #include "e3metapack.h"
 
@@ -29,18 +33,53 @@ static errcode_t io_checked(struct e3mp *mp, errcode_t err)
 	return err ? err : mp->io_err.err;
 }
 
-/* A barrier: ext2fs_flush2() ends with io_channel_flush() (io.c). */
+/*
+ * One barrier.  ext2fs_flush2() writes the bitmaps, the descriptors and
+ * the superblocks; left to itself it also syncs twice (before and after
+ * the primary superblock), an order this tool does not need inside a
+ * step.  io_channel_flush() then syncs once: the undo file first, then
+ * the volume (io.c).
+ */
 static errcode_t flush(struct e3mp *mp)
 {
-	return io_checked(mp, ext2fs_flush2(mp->fs, 0));
+	errcode_t err = ext2fs_flush2(mp->fs, EXT2_FLAG_FLUSH_NO_SYNC);
+
+	if (!err)
+		err = io_channel_flush(mp->fs->io);
+	return io_checked(mp, err);
+}
+
+/*
+ * libext2fs's undo manager saves old contents in units of its own block
+ * size, by default the filesystem's, and for each unit it saves it also
+ * rewrites its key block, the undo header and its copy of the
+ * superblock, which it reads back from the device first.  The copies
+ * land in long runs (metacluster slots, evacuation targets), so a
+ * bigger unit saves the same bytes in far fewer requests; 32 KiB is
+ * what mke2fs uses.  The unit must be set before the first write; an
+ * undo file being continued keeps its own.  libext2fs 1.47 rounds to
+ * the unit from the start of the device, not of the partition, so a
+ * partition offset that is not a multiple of it keeps the default.
+ */
+#define UNDO_UNIT	32768
+
+static errcode_t undo_unit(struct e3mp *mp)
+{
+	char opt[32];
+
+	if (!mp->undo_path || mp->fs->blocksize >= UNDO_UNIT ||
+	    (mp->part && mp->part->offset % UNDO_UNIT))
+		return 0;
+	snprintf(opt, sizeof(opt), "tdb_data_size=%u", UNDO_UNIT);
+	return io_channel_set_options(mp->fs->io, opt);
 }
 
 /*
  * ext2fs_flush() writes the superblock with the channel's block size set
- * to 1024.  If that write is the first to its block, the undo manager
- * records it in 1024-byte units and its header says so until the next
- * block it saves: on a volume with bigger blocks, an e2undo at that
- * instant would put every saved block back at the wrong place.
+ * to 1024.  If that write is the first to its undo unit, the undo
+ * manager records it in 1024-byte units and its header says so until
+ * the next unit it saves: on a volume with bigger blocks, an e2undo at
+ * that instant would put every saved block back at the wrong place.
  * Rewriting the superblock's block unchanged first, at the volume's block
  * size, has it saved the right way.
  */
@@ -63,8 +102,11 @@ static errcode_t super_block_save(struct e3mp *mp)
 
 errcode_t transaction_begin(struct e3mp *mp)
 {
-	errcode_t err;
+	errcode_t err = undo_unit(mp);
 
+	if (err)
+		return err;
+	writeback_open(mp);
 	mp->writes_started = 1;
 	err = super_block_save(mp);
 	if (err)
@@ -74,7 +116,7 @@ errcode_t transaction_begin(struct e3mp *mp)
 	return flush(mp);
 }
 
-/* Step 1, with the checks that make step 2 safe. */
+/* Step 1's bitmap half, with the checks that make the copies safe. */
 static errcode_t reserve(struct e3mp *mp, const struct mp_move *mv, __u32 n)
 {
 	ext2_filsys fs = mp->fs;
@@ -91,7 +133,7 @@ static errcode_t reserve(struct e3mp *mp, const struct mp_move *mv, __u32 n)
 			return E3MP_DEST_IN_USE;
 		ext2fs_block_alloc_stats2(fs, mv[i].to, +1);
 	}
-	return flush(mp);
+	return 0;
 }
 
 static errcode_t release(struct e3mp *mp, const struct mp_move *mv, __u32 n)
@@ -113,7 +155,7 @@ errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n)
 	if (!err)
 		err = blocks_copy(mp, mv, n);
 	if (!err)
-		err = io_checked(mp, io_channel_flush(mp->fs->io));
+		err = flush(mp);
 	if (!err)
 		err = pointers_rewrite(mp, mv, n);
 	if (!err)
@@ -141,6 +183,7 @@ errcode_t volume_close(struct e3mp *mp, int failed)
 	ext2_filsys fs = mp->fs;
 	errcode_t err = 0, err2;
 
+	writeback_close(mp);
 	if (mp->seen)
 		ext2fs_free_block_bitmap(mp->seen);
 	mp->seen = NULL;

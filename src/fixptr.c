@@ -5,9 +5,13 @@
  * resize2fs way: ext2fs_block_iterate3() without BLOCK_FLAG_READ_ONLY is
  * pre-order, so when the callback changes an indirect block's pointer the
  * iterator goes on to read its children from the new copy (written
- * before this pass) and writes it back there if a child moves too.  The
- * old blocks keep their contents until released, so a file is whole
- * whichever of its pointers an interruption leaves switched.
+ * before this pass) and writes it back there if a child moves too.  Once
+ * the last of a file's moved blocks is switched, the callback aborts the
+ * walk: the iterator still writes back what changed, and reads none of
+ * the indirect blocks that follow (a file whose only move is its IND
+ * block costs no read at all).  The old blocks keep their contents until
+ * released, so a file is whole whichever of its pointers an interruption
+ * leaves switched.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +47,8 @@ static int fix_block(ext2_filsys fs EXT2FS_ATTR((unused)), blk64_t *blocknr,
 		if (fc->mv[mid].from == *blocknr) {
 			*blocknr = fc->mv[mid].to;
 			fc->found++;
-			return BLOCK_CHANGED;
+			return BLOCK_CHANGED |
+			       (fc->found == fc->n ? BLOCK_ABORT : 0);
 		}
 		if (fc->mv[mid].from < *blocknr)
 			lo = mid + 1;

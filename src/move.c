@@ -4,12 +4,14 @@
  * A batch is read in source order, coalescing runs of consecutive
  * sources into one request, then written in destination order,
  * coalescing consecutive destinations, so the device sees two forward
- * sweeps per batch instead of a seek per block.  Copies only ever land
- * on blocks that nothing on disk refers to (see finish.c), so they can be
- * written in any order.
+ * sweeps per batch instead of a seek per block.  Each block is read
+ * straight into its place in destination order, so one buffer serves
+ * both sweeps.  Writes go out in chunks, each followed by a kick to the
+ * kernel's writeback (writeback.c).  Copies only ever land on blocks
+ * that nothing on disk refers to (see finish.c), so they can be written
+ * in any order.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "e3metapack.h"
 
@@ -18,7 +20,7 @@
 struct copy {
 	blk64_t		from;
 	blk64_t		to;
-	__u32		buf;	/* index of the block in the read buffer */
+	__u32		buf;	/* index of the block in the buffer */
 };
 
 static int cmp_from(const void *a, const void *b)
@@ -35,48 +37,61 @@ static int cmp_to(const void *a, const void *b)
 	return (x->to > y->to) - (x->to < y->to);
 }
 
-/* Length of the run at @i whose sources (or destinations) follow on. */
-static __u32 run_len(const struct copy *c, __u32 i, __u32 n, int by_to)
+/* Length of the run at @i whose destinations follow on. */
+static __u32 to_run(const struct copy *c, __u32 i, __u32 n)
 {
 	__u32 k = i + 1;
 
-	while (k < n && (by_to ? c[k].to == c[k - 1].to + 1 :
-			 c[k].from == c[k - 1].from + 1))
+	while (k < n && c[k].to == c[k - 1].to + 1)
 		k++;
 	return k - i;
 }
 
-/* c[0..n) is sorted by source; read it into @in, write it from @out. */
+/* ... whose sources follow on, and their places in the buffer too. */
+static __u32 from_run(const struct copy *c, __u32 i, __u32 n)
+{
+	__u32 k = i + 1;
+
+	while (k < n && c[k].from == c[k - 1].from + 1 &&
+	       c[k].buf == c[k - 1].buf + 1)
+		k++;
+	return k - i;
+}
+
+/* Copy c[0..n) (in any order) through @buf, which holds n blocks. */
 static errcode_t copy_batch(struct e3mp *mp, struct copy *c, __u32 n,
-			    char *in, char *out)
+			    char *buf)
 {
 	ext2_filsys fs = mp->fs;
 	size_t bs = fs->blocksize;
-	__u32 i, len;
+	__u32 i, len, chunk = writeback_chunk(mp);
 	errcode_t err;
 
+	qsort(c, n, sizeof(*c), cmp_to);
+	for (i = 0; i < n; i++)
+		c[i].buf = i;
+	qsort(c, n, sizeof(*c), cmp_from);
+	mp->err_what = "reading";
 	for (i = 0; i < n; i += len) {
-		len = run_len(c, i, n, 0);
+		len = from_run(c, i, n);
 		mp->err_blk = c[i].from;
-		mp->err_what = "reading";
 		err = io_channel_read_blk64(fs->io, c[i].from, len,
-					    in + i * bs);
+					    buf + c[i].buf * bs);
 		if (err)
 			return err;
 	}
-	for (i = 0; i < n; i++)
-		c[i].buf = i;
 	qsort(c, n, sizeof(*c), cmp_to);
-	for (i = 0; i < n; i++)
-		memcpy(out + i * bs, in + c[i].buf * bs, bs);
+	mp->err_what = "writing";
 	for (i = 0; i < n; i += len) {
-		len = run_len(c, i, n, 1);
+		len = to_run(c, i, n);
+		if (len > chunk)
+			len = chunk;
 		mp->err_blk = c[i].to;
-		mp->err_what = "writing";
 		err = io_channel_write_blk64(fs->io, c[i].to, len,
-					     out + i * bs);
+					     buf + i * bs);
 		if (err)
 			return err;
+		writeback_kick(mp);
 	}
 	return 0;
 }
@@ -86,16 +101,16 @@ errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n)
 	ext2_filsys fs = mp->fs;
 	__u32 per = BATCH_BYTES / fs->blocksize, i, k;
 	struct copy *c = NULL;
-	char *in = NULL, *out = NULL;
+	char *buf = NULL;
 	errcode_t err;
 
 	if (!n)
 		return 0;
+	if (per > n)
+		per = n;
 	err = ext2fs_get_array(n, sizeof(*c), &c);
 	if (!err)
-		err = ext2fs_get_array(per, fs->blocksize, &in);
-	if (!err)
-		err = ext2fs_get_array(per, fs->blocksize, &out);
+		err = ext2fs_get_array(per, fs->blocksize, &buf);
 	if (err)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -105,7 +120,7 @@ errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n)
 	qsort(c, n, sizeof(*c), cmp_from);
 	for (i = 0; i < n; i += k) {
 		k = n - i < per ? n - i : per;
-		err = copy_batch(mp, c + i, k, in, out);
+		err = copy_batch(mp, c + i, k, buf);
 		if (err)
 			goto out;
 		if (mp->progress)
@@ -113,7 +128,6 @@ errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n)
 	}
 out:
 	ext2fs_free_mem(&c);
-	ext2fs_free_mem(&in);
-	ext2fs_free_mem(&out);
+	ext2fs_free_mem(&buf);
 	return err;
 }
