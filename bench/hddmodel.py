@@ -64,8 +64,10 @@ Usage:
       files in inode order, an indirect block read when first needed.
   hddmodel.py strace TRACE --image FILE --span BYTES --bs BS
       TRACE: an 'strace -f -y -T' log; its pread64/pwrite64 calls on FILE
-      are replayed (writes in the order issued, no elevator, no write
-      cache; reads through the page cache, which writes also fill).
+      are replayed: reads through the page cache, which writes also
+      fill; writes buffered in it until the next fsync/fdatasync of FILE,
+      then each dirty block once, in block order (the kernel's write-back
+      and elevator).
 All print one JSON object.
 """ % (SETTLE_MS, STROKE_MS, HALF_ROT_MS, RATE / 1e6, RA_KIB, SEGMENTS,
        MAX_REQ_KIB)
@@ -310,18 +312,44 @@ STRACE_RE = re.compile(
     r"\s+=\s+(-?\d+)(?:\s+<[\d.]+>)?\s*$")
 
 
+FSYNC_RE = re.compile(r"^(?:\d+\s+)?(fsync|fdatasync)\((\d+)<([^>]*)>\)")
+
+
 def cmd_strace(a):
     """Replay the pread64/pwrite64 calls on one file from an
     'strace -f -y' log: the I/O of a tool (e3metapack) on the same model
     disk as e2fsck's log.  Only the image's own I/O is replayed (an undo
-    file is taken to be on another disk)."""
+    file is taken to be on another disk).  Writes are buffered, as the
+    kernel's page cache does for a file opened without O_DIRECT: they go
+    to the disk at the next fsync/fdatasync of the image (and at the end),
+    each distinct block once, in block order (the elevator); a read of a
+    written block is served by the page cache."""
     import os
     disk = Disk(a.span, a.bs, a.settle, a.stroke, a.half_rot, a.rate * 1e6)
     nblocks = a.span // a.bs + 1
     image = os.path.realpath(a.image)
     calls = 0
+    dirty = set()
+
+    def writeback():
+        run = None
+        for b in sorted(dirty):
+            if run and b == run[0] + run[1]:
+                run[1] += 1
+                continue
+            if run:
+                disk.write(run[0], run[1], "write")
+            run = [b, 1]
+        if run:
+            disk.write(run[0], run[1], "write")
+        dirty.clear()
+
     with open(a.trace, errors="replace") as f:
         for line in f:
+            m = FSYNC_RE.match(line)
+            if m and m.group(3) == image:
+                writeback()
+                continue
             m = STRACE_RE.match(line)
             if not m or m.group(3) != image:
                 continue
@@ -337,7 +365,9 @@ def cmd_strace(a):
             if m.group(1) == "pread64":
                 disk.read(first, last - first, "read")
             else:
-                disk.write(first, last - first, "write")
+                disk.cached[first:last] = b"\x01" * (last - first)
+                dirty.update(range(first, last))
+    writeback()
     r = disk.result()
     r["calls"] = calls
     json.dump(r, sys.stdout)

@@ -346,8 +346,9 @@ def render(resdir):
     P("")
     P("The same comparison on the model disk (section 1's HDD model): "
       "e3metapack's own reads and writes of the image, taken from the "
-      "strace log of a run with an undo file and replayed in the order "
-      "issued (the undo file taken to be on another disk), against "
+      "strace log of a run with an undo file and replayed with its "
+      "writes buffered until the next fsync, then written in block order "
+      "(the undo file taken to be on another disk), against "
       "e2fsck -fn's reads of the stock image:")
     P("")
     rows = []
