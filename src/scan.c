@@ -319,12 +319,29 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 	return iterate(sc, buf);
 }
 
-static errcode_t scan_group_done(ext2_filsys fs EXT2FS_ATTR((unused)),
+/*
+ * Ask for group @grp's inode table before the scan gets there, so that
+ * on a cold cache it is read while the groups before it are scanned.
+ */
+static void itable_readahead(ext2_filsys fs, dgrp_t grp)
+{
+	blk64_t b;
+
+	if (grp >= fs->group_desc_count)
+		return;
+	b = ext2fs_inode_table_loc(fs, grp);
+	if (b)
+		(void) io_channel_cache_readahead(fs->io, b,
+						  fs->inode_blocks_per_group);
+}
+
+static errcode_t scan_group_done(ext2_filsys fs,
 				 ext2_inode_scan scan EXT2FS_ATTR((unused)),
 				 dgrp_t group, void *priv)
 {
 	struct e3mp *mp = priv;
 
+	itable_readahead(fs, group + 2);
 	if (mp->progress)
 		mp->progress(mp, E3MP_PHASE_SCAN, group + 1,
 			     mp->fs->group_desc_count);
@@ -370,6 +387,8 @@ errcode_t inode_scan_and_record(struct e3mp *mp)
 		goto out;
 	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE, 0);
 	ext2fs_set_inode_callback(scan, scan_group_done, mp);
+	itable_readahead(fs, 0);
+	itable_readahead(fs, 1);
 	err = scan_all(&sc, scan, buf);
 out:
 	if (scan)
