@@ -21,6 +21,7 @@ struct copy {
 	blk64_t		from;
 	blk64_t		to;
 	__u32		buf;	/* index of the block in the buffer */
+	__u32		data;	/* the source is file data */
 };
 
 static int cmp_from(const void *a, const void *b)
@@ -58,6 +59,32 @@ static __u32 from_run(const struct copy *c, __u32 i, __u32 n)
 	return k - i;
 }
 
+/*
+ * On a cold cache, ask for what a batch reads before reading any of it,
+ * so the reads overlap: the sources that are file data (the scan has
+ * read the indirect blocks already), and, when the undo file saves
+ * them, the old contents of the destinations.  c[0..n) comes sorted by
+ * destination and is left sorted by source.
+ */
+static void batch_readahead(struct e3mp *mp, struct copy *c, __u32 n)
+{
+	io_channel io = mp->fs->io;
+	__u32 i, len;
+
+	for (i = 0; mp->undo_path && i < n; i += len) {
+		len = to_run(c, i, n);
+		(void) io_channel_cache_readahead(io, c[i].to, len);
+	}
+	qsort(c, n, sizeof(*c), cmp_from);
+	for (i = 0; i < n; i += len) {
+		for (len = 1; i + len < n && c[i + len].data &&
+		     c[i + len].from == c[i].from + len; len++)
+			;
+		if (c[i].data)
+			(void) io_channel_cache_readahead(io, c[i].from, len);
+	}
+}
+
 /* Copy c[0..n) (in any order) through @buf, which holds n blocks. */
 static errcode_t copy_batch(struct e3mp *mp, struct copy *c, __u32 n,
 			    char *buf)
@@ -70,7 +97,7 @@ static errcode_t copy_batch(struct e3mp *mp, struct copy *c, __u32 n,
 	qsort(c, n, sizeof(*c), cmp_to);
 	for (i = 0; i < n; i++)
 		c[i].buf = i;
-	qsort(c, n, sizeof(*c), cmp_from);
+	batch_readahead(mp, c, n);
 	mp->err_what = "reading";
 	for (i = 0; i < n; i += len) {
 		len = from_run(c, i, n);
@@ -116,6 +143,7 @@ errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n)
 	for (i = 0; i < n; i++) {
 		c[i].from = mv[i].from;
 		c[i].to = mv[i].to;
+		c[i].data = !mv[i].level;
 	}
 	qsort(c, n, sizeof(*c), cmp_from);
 	for (i = 0; i < n; i += k) {
