@@ -61,27 +61,35 @@ static __u32 from_run(const struct copy *c, __u32 i, __u32 n)
 
 /*
  * On a cold cache, ask for what a batch reads before reading any of it,
- * so the reads overlap: the sources that are file data (the scan has
- * read the indirect blocks already), and, when the undo file saves
- * them, the old contents of the destinations.  c[0..n) comes sorted by
- * destination and is left sorted by source.
+ * so the reads overlap: first, when the undo file saves them, the old
+ * contents of the destinations (c[0..n) sorted by destination) ...
  */
-static void batch_readahead(struct e3mp *mp, struct copy *c, __u32 n)
+static void dest_readahead(struct e3mp *mp, const struct copy *c, __u32 n)
 {
-	io_channel io = mp->fs->io;
 	__u32 i, len;
 
 	for (i = 0; mp->undo_path && i < n; i += len) {
 		len = to_run(c, i, n);
-		(void) io_channel_cache_readahead(io, c[i].to, len);
+		(void) io_channel_cache_readahead(mp->fs->io, c[i].to, len);
 	}
-	qsort(c, n, sizeof(*c), cmp_from);
+}
+
+/*
+ * ... then the sources that are file data (c[0..n) sorted by source; the
+ * scan has read the indirect blocks already).
+ */
+static void source_readahead(struct e3mp *mp, const struct copy *c,
+			     __u32 n)
+{
+	__u32 i, len;
+
 	for (i = 0; i < n; i += len) {
 		for (len = 1; i + len < n && c[i + len].data &&
 		     c[i + len].from == c[i].from + len; len++)
 			;
 		if (c[i].data)
-			(void) io_channel_cache_readahead(io, c[i].from, len);
+			(void) io_channel_cache_readahead(mp->fs->io,
+							  c[i].from, len);
 	}
 }
 
@@ -97,7 +105,9 @@ static errcode_t copy_batch(struct e3mp *mp, struct copy *c, __u32 n,
 	qsort(c, n, sizeof(*c), cmp_to);
 	for (i = 0; i < n; i++)
 		c[i].buf = i;
-	batch_readahead(mp, c, n);
+	dest_readahead(mp, c, n);
+	qsort(c, n, sizeof(*c), cmp_from);
+	source_readahead(mp, c, n);
 	mp->err_what = "reading";
 	for (i = 0; i < n; i += len) {
 		len = from_run(c, i, n);
