@@ -156,6 +156,7 @@ int fs_type_is_ext(const char *type);
 
 /* io.c */
 io_manager io_layer(struct e3mp *mp);
+errcode_t io_checked(struct e3mp *mp, errcode_t err);
 
 /* undo.c */
 errcode_t undo_setup(struct e3mp *mp, io_manager *io);

@@ -25,15 +25,6 @@
 #include "e3metapack.h"
 
 /*
- * An I/O error that a libext2fs routine retried, or lost on its way up,
- * still fails the step (io.c keeps the first one).
- */
-static errcode_t io_checked(struct e3mp *mp, errcode_t err)
-{
-	return err ? err : mp->io_err.err;
-}
-
-/*
  * One barrier.  ext2fs_flush2() writes the bitmaps, the descriptors and
  * the superblocks; left to itself it also syncs twice (before and after
  * the primary superblock), an order this tool does not need inside a

@@ -377,6 +377,15 @@ static struct struct_io_manager layer_manager = {
 	.cache_readahead = layer_readahead,
 };
 
+/*
+ * @err, or else the first I/O error of the run: one that a libext2fs
+ * routine retried, or lost on its way up, still fails the step.
+ */
+errcode_t io_checked(struct e3mp *mp, errcode_t err)
+{
+	return err ? err : mp->io_err.err;
+}
+
 /* The manager to open @mp's volume with (under the undo manager, if any). */
 io_manager io_layer(struct e3mp *mp)
 {

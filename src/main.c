@@ -208,17 +208,14 @@ static int prepare(struct e3mp *mp)
 	layout_geometry(mp);
 	if (mp->opt.progress)
 		progress_attach(mp);
-	err = inode_scan_and_record(mp);
-	if (!err)
-		err = mp->io_err.err;
+	err = io_checked(mp, inode_scan_and_record(mp));
 	if (err) {
 		progress_done(mp);
 		return fail(mp, err, "scanning");
 	}
+	/* (planning works on the bitmaps in memory: no I/O to check) */
 	err = layout_plan(mp);
 	progress_done(mp);
-	if (!err)
-		err = mp->io_err.err;
 	if (err)
 		return fail(mp, err, "planning");
 	if (mp->opt.debug & E3MP_DEBUG_PLAN)
