@@ -275,6 +275,21 @@ static errcode_t window_new(struct big *b, struct file *f, unsigned int w)
 	return 0;
 }
 
+/* Make room for entry @n of *@arrp (*@alloc entries of @size each). */
+static errcode_t grow(void *arrp, __u32 *alloc, __u32 n, size_t size,
+		      __u32 first)
+{
+	__u32 want = *alloc ? 2 * *alloc : first;
+	errcode_t err;
+
+	if (n < *alloc)
+		return 0;
+	err = ext2fs_resize_array(size, *alloc, want, arrp);
+	if (!err)
+		*alloc = want;
+	return err;
+}
+
 static errcode_t seg_add(struct file *f, blk64_t start, blk64_t len)
 {
 	struct seg *s = f->nseg ? &f->seg[f->nseg - 1] : NULL;
@@ -284,14 +299,9 @@ static errcode_t seg_add(struct file *f, blk64_t start, blk64_t len)
 		s->len += len;
 		return 0;
 	}
-	if (f->nseg == f->aseg) {
-		__u32 n = f->aseg ? 2 * f->aseg : 4;
-
-		err = ext2fs_resize_array(sizeof(*s), f->aseg, n, &f->seg);
-		if (err)
-			return err;
-		f->aseg = n;
-	}
+	err = grow(&f->seg, &f->aseg, f->nseg, sizeof(*s), 4);
+	if (err)
+		return err;
 	f->seg[f->nseg].start = start;
 	f->seg[f->nseg].len = len;
 	f->nseg++;
@@ -441,14 +451,9 @@ static errcode_t file_start(struct big *b, unsigned int w)
 	char name[32];
 	errcode_t err;
 
-	if (b->nf == b->af) {
-		__u32 n = b->af ? 2 * b->af : 4096;
-
-		err = ext2fs_resize_array(sizeof(*f), b->af, n, &b->f);
-		if (err)
-			return err;
-		b->af = n;
-	}
+	err = grow(&b->f, &b->af, b->nf, sizeof(*f), 4096);
+	if (err)
+		return err;
 	f = &b->f[b->nf];
 	memset(f, 0, sizeof(*f));
 	f->size = file_size(b, &f->tind);
@@ -472,15 +477,9 @@ static errcode_t closed_add(struct big *b, __u32 id)
 {
 	errcode_t err;
 
-	if (b->nclosed == b->aclosed) {
-		__u32 n = b->aclosed ? 2 * b->aclosed : 4096;
-
-		err = ext2fs_resize_array(sizeof(__u32), b->aclosed, n,
-					  &b->closed);
-		if (err)
-			return err;
-		b->aclosed = n;
-	}
+	err = grow(&b->closed, &b->aclosed, b->nclosed, sizeof(__u32), 4096);
+	if (err)
+		return err;
 	b->closed[b->nclosed++] = id;
 	return 0;
 }
