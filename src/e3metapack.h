@@ -99,6 +99,7 @@ struct e3mp {
 	ext2_filsys		fs;
 	char			*undo_path;	/* undo file in use, or NULL */
 	int			undo_created;	/* it did not exist before */
+	const char		*undo_dir_made;	/* default dir, created now */
 	int			mount_flags;	/* EXT2_MF_* of the device */
 	int			writes_started;	/* set before the first write */
 	unsigned long		dev_writes;	/* writes that reached it */

@@ -190,6 +190,15 @@ static void print_undo_notice(struct e3mp *mp)
 		mp->device);
 }
 
+/* One line when the default undo directory had to be made. */
+static void print_undo_dir_made(struct e3mp *mp)
+{
+	if (mp->undo_dir_made)
+		fprintf(mp->opt.json ? stderr : stdout,
+			"%s: created the undo directory %s\n", program_name,
+			mp->undo_dir_made);
+}
+
 /* Open, check, scan and plan: everything before the first write. */
 static int prepare(struct e3mp *mp)
 {
@@ -199,6 +208,7 @@ static int prepare(struct e3mp *mp)
 	if (err)
 		return fail(mp, err, "opening");
 	err = open_volume(mp);
+	print_undo_dir_made(mp);
 	if (err)
 		return fail(mp, err, "opening");
 	err = check_volume(mp);

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,6 +44,26 @@ static errcode_t undo_name(struct e3mp *mp, const char *dir,
 	return err;
 }
 
+/*
+ * The default directory is made when it is missing: Debian, for one,
+ * ships no /var/lib/e2fsprogs, and a first run must not need a -z.  It
+ * gets 0755 whatever the umask, like /var/lib itself (the undo manager
+ * creates the files in it 0600).  Only the last component is made: a
+ * missing parent is a mistyped E2FSPROGS_UNDO_DIR, better refused.
+ */
+static errcode_t undo_dir_ready(struct e3mp *mp, const char *dir)
+{
+	struct stat st;
+
+	if (!mkdir(dir, 0755)) {
+		mp->undo_dir_made = dir;
+		if (chmod(dir, 0755))
+			return E3MP_NO_UNDO_DIR;
+	} else if (errno != EEXIST || stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return E3MP_NO_UNDO_DIR;
+	return access(dir, W_OK | X_OK) ? E3MP_NO_UNDO_DIR : 0;
+}
+
 /* Where the undo file goes when -z is not given. */
 static errcode_t default_undo_path(struct e3mp *mp, char **path)
 {
@@ -56,8 +77,9 @@ static errcode_t default_undo_path(struct e3mp *mp, char **path)
 		*path = NULL;
 		return 0;
 	}
-	if (access(dir, W_OK))
-		return E3MP_NO_UNDO_DIR;
+	err = undo_dir_ready(mp, dir);
+	if (err)
+		return err;
 	tmp = strdup(mp->device);
 	if (!tmp)
 		return ENOMEM;
