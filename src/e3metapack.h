@@ -11,11 +11,21 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <ext2fs/ext2fs.h>
 
 #include "plan.h"
 #include "e3mp_err.h"
+
+/*
+ * Images and devices over 2 GiB need a 64-bit off_t in every open(),
+ * lseek() and pread() of the tool: AC_SYS_LARGEFILE puts
+ * _FILE_OFFSET_BITS=64 in config.h, which each .c includes first.  A .c
+ * that forgot it, or a 32-bit build without large-file support, stops here.
+ */
+_Static_assert(sizeof(off_t) == 8,
+	       "off_t must be 64 bits (include config.h first)");
 
 /* Set by main()'s SIGINT/SIGTERM handler; the core stops at a safe point. */
 extern volatile sig_atomic_t e3mp_stop;

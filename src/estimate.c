@@ -9,6 +9,9 @@
  * read that does not start where the previous one ended costs a seek.
  * Between batches it reads inode tables, so every batch starts with one.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <stdlib.h>
 
 #include "plan.h"

@@ -22,6 +22,9 @@
  * bitmaps and loses nothing.  Round 2 only starts once round 1 has
  * released the slots it fills.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "e3metapack.h"
 
 /*

@@ -13,6 +13,9 @@
  * released, so a file is whole whichever of its pointers an interruption
  * leaves switched.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <stdlib.h>
 #include <string.h>
 

@@ -38,6 +38,9 @@
  *    barrier of the write order (finish.c) the undo file on stable
  *    storage covers everything the volume has on it.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <string.h>
 
 #include "e3metapack.h"

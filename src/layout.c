@@ -5,6 +5,9 @@
  * bitmap, which the planner never changes; destinations are reserved in
  * a private copy of it.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "e3metapack.h"
 
 void layout_geometry(struct e3mp *mp)

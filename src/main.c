@@ -14,6 +14,9 @@
  *   transaction_end     mark clean
  * Only this file prints errors or exits.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

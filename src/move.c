@@ -11,6 +11,9 @@
  * that nothing on disk refers to (see finish.c), so they can be written
  * in any order.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <stdlib.h>
 
 #include "e3metapack.h"

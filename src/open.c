@@ -5,6 +5,9 @@
  * returns an E3MP_* refusal; with -n the state checks only warn, since a
  * dry run reads and never writes.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>

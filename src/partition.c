@@ -9,6 +9,9 @@
  * whose partitions overlap or run past the end of the image is refused
  * whole: writing through it could damage a neighbour.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -22,6 +22,9 @@
  * indirect blocks waiting for round 2 are parked); round 2 fills the
  * slots round 1 released.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -5,6 +5,9 @@
  * nothing itself.  This printer redraws at most once per percent so a
  * slow terminal or a log file does not cost time.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <stdio.h>
 #include <unistd.h>
 

@@ -4,6 +4,9 @@
  * Field names of the JSON object are an interface: e3metapack(8) lists
  * them, and scripts rely on them.  Add fields; never rename one.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <stdio.h>
 
 #include "e3metapack.h"

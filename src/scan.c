@@ -12,6 +12,9 @@
  * in the block bitmap and be claimed once only.  The planner trusts the
  * bitmap to find free blocks, so a volume where it lies is refused.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include "e3metapack.h"
 
 struct scan_ctx {

@@ -10,6 +10,9 @@
  * volume and the undo file through io.c's layer, which keeps the file
  * replayable by e2undo at every instant of the run (see there).
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <libgen.h>
 #include <sys/stat.h>

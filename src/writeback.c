@@ -16,6 +16,9 @@
  * sync_file_range(), leaves the tool as it was.
  */
 #define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <fcntl.h>
 #include <unistd.h>
 

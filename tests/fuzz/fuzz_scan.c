@@ -68,6 +68,9 @@
  * (or tests/fuzz/run crash-FILE, which sets it)
  */
 #define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>

@@ -22,6 +22,9 @@
  * Output: one "ok N - name" or "not ok N - name: why" line per case,
  * then "1..N"; the exit status is 0 only if every case passed.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
