@@ -119,6 +119,7 @@ struct e3mp {
 	/* what the last refusal or error was about, for the message */
 	ext2_ino_t		err_ino;
 	blk64_t			err_blk;
+	dgrp_t			err_group;
 	const char		*err_what;
 
 	/* scan */
@@ -156,6 +157,9 @@ errcode_t resolve_device(const char *spec, const char **device);
 errcode_t check_device(struct e3mp *mp);
 errcode_t open_volume(struct e3mp *mp);
 errcode_t check_volume(struct e3mp *mp);
+
+/* journal.c: the internal journal, as e2fsck would find it */
+errcode_t journal_verify(struct e3mp *mp);
 
 /* partition.c */
 errcode_t partitions_probe(const char *dev, struct e3mp_part **parts,

@@ -75,7 +75,20 @@ static int needs_fsck(errcode_t err)
 {
 	return (err >= E3MP_NOT_CHECKED && err <= E3MP_ORPHANS) ||
 	       (err >= E3MP_BAD_POINTER && err <= E3MP_INODE_FREE) ||
-	       (err >= E3MP_BAD_DESC && err <= E3MP_BAD_EXTENT_FLAG);
+	       (err >= E3MP_BAD_DESC && err <= E3MP_JOURNAL_BACKUP);
+}
+
+/* Refusals whose message names an inode; ones that say why after it. */
+static int names_inode(errcode_t err)
+{
+	return err == E3MP_INODE_FREE || err == E3MP_BAD_EXTENT_FLAG ||
+	       (err >= E3MP_INODE_CSUM && err <= E3MP_JOURNAL_INODE);
+}
+
+static int says_why(errcode_t err)
+{
+	return err == E3MP_UNSUPP_FEATURE || err == E3MP_JOURNAL_INODE ||
+	       err == E3MP_JOURNAL_SB;
 }
 
 static void print_refusal(struct e3mp *mp, errcode_t err)
@@ -87,10 +100,12 @@ static void print_refusal(struct e3mp *mp, errcode_t err)
 	else if (err == E3MP_META_FREE)
 		fprintf(stderr, "block %llu: ",
 			(unsigned long long) mp->err_blk);
-	else if (err == E3MP_INODE_FREE || err == E3MP_BAD_EXTENT_FLAG)
+	else if (names_inode(err) && mp->err_ino)
 		fprintf(stderr, "inode %u: ", mp->err_ino);
+	else if (err == E3MP_DESC_CSUM)
+		fprintf(stderr, "group %u: ", mp->err_group);
 	fputs(error_message(err), stderr);
-	if (err == E3MP_UNSUPP_FEATURE)
+	if (says_why(err) && mp->err_what)
 		fprintf(stderr, ": %s", mp->err_what);
 	if (needs_fsck(err))
 		fprintf(stderr, ". Please run 'e2fsck -f %s' first.",

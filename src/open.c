@@ -95,6 +95,8 @@ errcode_t open_volume(struct e3mp *mp)
 			   io, &mp->fs);
 	if (err == EXT2_ET_UNDO_FILE_WRONG)
 		return E3MP_UNDO_WRONG;
+	if (err == EXT2_ET_SB_CSUM_INVALID)
+		return E3MP_SB_CSUM;
 	if (err)
 		return err;
 	mp->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
@@ -127,6 +129,28 @@ static const char *unsupported_feature(struct ext2_super_block *sb)
 	return NULL;
 }
 
+/*
+ * The descriptors say where the bitmaps and inode tables are and, with
+ * uninit_bg or metadata_csum, which of them hold nothing yet; ext2fs_open2
+ * reads them without checking their checksums (e2fsck does, and so must
+ * a tool that writes them back).  ext2fs_open2 already checked the
+ * superblock's.
+ */
+static errcode_t desc_csum_verify(struct e3mp *mp)
+{
+	ext2_filsys fs = mp->fs;
+	dgrp_t grp;
+
+	if (!ext2fs_has_group_desc_csum(fs))
+		return 0;
+	for (grp = 0; grp < fs->group_desc_count; grp++)
+		if (!ext2fs_group_desc_csum_verify(fs, grp)) {
+			mp->err_group = grp;
+			return E3MP_DESC_CSUM;
+		}
+	return 0;
+}
+
 errcode_t check_volume(struct e3mp *mp)
 {
 	struct ext2_super_block *sb = mp->fs->super;
@@ -148,6 +172,9 @@ errcode_t check_volume(struct e3mp *mp)
 		warn_or(mp, E3MP_NOT_CHECKED, &err);
 	if (err)
 		return err;
+	err = desc_csum_verify(mp);
+	if (err)
+		return err;
 	/*
 	 * Bitmaps and inode tables are written where the descriptors say;
 	 * a descriptor pointing into file data would have a bitmap flush
@@ -155,5 +182,14 @@ errcode_t check_volume(struct e3mp *mp)
 	 */
 	if (ext2fs_check_desc(mp->fs))
 		return E3MP_BAD_DESC;
-	return ext2fs_read_bitmaps(mp->fs);
+	err = journal_verify(mp);
+	if (err)
+		return err;
+	/* libext2fs verifies the bitmaps' checksums as it reads them */
+	err = ext2fs_read_bitmaps(mp->fs);
+	if (err == EXT2_ET_BLOCK_BITMAP_CSUM_INVALID)
+		return E3MP_BBITMAP_CSUM;
+	if (err == EXT2_ET_INODE_BITMAP_CSUM_INVALID)
+		return E3MP_IBITMAP_CSUM;
+	return err;
 }

@@ -10,7 +10,11 @@
  * The scan is also the last safety check before planning: every block
  * any inode refers to must lie inside the filesystem, be marked in use
  * in the block bitmap and be claimed once only.  The planner trusts the
- * bitmap to find free blocks, so a volume where it lies is refused.
+ * bitmap to find free blocks, so a volume where it lies is refused.  An
+ * inode the run may rewrite (every block-mapped one) must have a valid
+ * checksum and an i_blocks that counts the blocks its map claims; the
+ * journal's map must have no hole.  libext2fs checks the checksums of
+ * what it reads (inodes, extent tree blocks); indirect blocks have none.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -27,6 +31,8 @@ struct scan_ctx {
 	__u32		pending;	/* first record without a data group */
 	__u32		addr;		/* block pointers per block */
 	__u64		dind_logical;	/* first logical block of current DIND */
+	__u64		nblocks;	/* blocks the map claims, so far */
+	e2_blkcnt_t	jnext;		/* journal: next logical block due */
 	errcode_t	err;
 };
 
@@ -144,12 +150,19 @@ static errcode_t check_block(struct scan_ctx *sc, blk64_t blk)
 	return 0;
 }
 
-static int scan_block(ext2_filsys fs EXT2FS_ATTR((unused)), blk64_t *blocknr,
+static int scan_block(ext2_filsys fs, blk64_t *blocknr,
 		      e2_blkcnt_t blockcnt, blk64_t ref_blk, int ref_offset,
 		      void *priv)
 {
 	struct scan_ctx *sc = priv;
 
+	sc->nblocks++;
+	if (blockcnt >= 0 && sc->ino == fs->super->s_journal_inum &&
+	    blockcnt != sc->jnext++) {
+		sc->mp->err_what = "a hole in its block map";
+		sc->err = E3MP_JOURNAL_INODE;
+		return BLOCK_ABORT;
+	}
 	sc->err = check_block(sc, *blocknr);
 	if (!sc->err && blockcnt < 0 && sc->record)
 		sc->err = record_ind(sc, *blocknr, blockcnt, ref_blk,
@@ -167,10 +180,15 @@ static errcode_t iterate(struct scan_ctx *sc, char *buf)
 
 	sc->pending = mp->nrec;
 	sc->err = 0;
+	sc->nblocks = sc->jnext = 0;
 	err = ext2fs_block_iterate3(mp->fs, sc->ino, BLOCK_FLAG_READ_ONLY,
 				    buf, scan_block, sc);
 	if (!err)
 		err = sc->err;
+	if (err == EXT2_ET_EXTENT_CSUM_INVALID) {
+		mp->err_ino = sc->ino;
+		return E3MP_EXTENT_CSUM;
+	}
 	if (err)
 		return err;
 	/* indirect blocks with no data under them live with the inode */
@@ -278,8 +296,42 @@ static errcode_t check_xattr_block(struct scan_ctx *sc,
 	return err;
 }
 
+/*
+ * i_blocks counts, in 512-byte units (in blocks with huge_file's
+ * EXT4_HUGE_FILE_FL), every block of the map and the extended attribute
+ * block, as e2fsck pass 1 counts them.  A file whose i_blocks is wrong has
+ * a map e2fsck would not vouch for; the rewrite would keep the count.
+ */
+static errcode_t check_i_blocks(struct scan_ctx *sc,
+				struct ext2_inode_large *inode)
+{
+	ext2_filsys fs = sc->mp->fs;
+	struct ext2_inode *in = (struct ext2_inode *) inode;
+	__u64 want = sc->nblocks + (ext2fs_file_acl_block(fs, in) ? 1 : 0);
+
+	if (want * (fs->blocksize / 512) == ext2fs_get_stat_i_blocks(fs, in))
+		return 0;
+	sc->mp->err_ino = sc->ino;
+	return E3MP_I_BLOCKS;
+}
+
+/* e2fsck_get_journal(): the map must reach the journal inode's size. */
+static errcode_t check_journal_size(struct scan_ctx *sc,
+				    struct ext2_inode_large *inode)
+{
+	ext2_filsys fs = sc->mp->fs;
+
+	if ((__u64) sc->jnext * fs->blocksize >=
+	    EXT2_I_SIZE((struct ext2_inode *) inode))
+		return 0;
+	sc->mp->err_ino = sc->ino;
+	sc->mp->err_what = "its block map ends before its size";
+	return E3MP_JOURNAL_INODE;
+}
+
 static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
-			    struct ext2_inode_large *inode, char *buf)
+			    struct ext2_inode_large *inode, char *buf,
+			    int csum_bad)
 {
 	struct e3mp *mp = sc->mp;
 	enum inode_kind kind;
@@ -290,6 +342,11 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 	if (ino == EXT2_BAD_INO && !ext2fs_inode_data_blocks2(mp->fs,
 					(struct ext2_inode *) inode))
 		return 0;
+	/* (an inode not in use is neither read further nor written) */
+	if (csum_bad) {
+		mp->err_ino = ino;
+		return E3MP_INODE_CSUM;
+	}
 	mp->st.inodes_scanned++;
 	if (ino >= EXT2_FIRST_INO(mp->fs->super) &&
 	    !ext2fs_test_inode_bitmap2(mp->fs->inode_map, ino)) {
@@ -319,7 +376,12 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 			check_block(sc, inode->i_block[EXT2_DIND_BLOCK]) : 0;
 	sc->record = kind == K_MOVABLE || kind == K_JOURNAL;
 	sc->record_data = kind == K_MOVABLE;
-	return iterate(sc, buf);
+	err = iterate(sc, buf);
+	if (!err && sc->record)
+		err = check_i_blocks(sc, inode);
+	if (!err && ino == mp->fs->super->s_journal_inum)
+		err = check_journal_size(sc, inode);
+	return err;
 }
 
 /*
@@ -357,14 +419,18 @@ static errcode_t scan_all(struct scan_ctx *sc, ext2_inode_scan scan,
 	struct ext2_inode_large inode;
 	ext2_ino_t ino;
 	errcode_t err;
+	int csum_bad;
 
 	for (;;) {
 		err = ext2fs_get_next_inode_full(scan, &ino,
 					(struct ext2_inode *) &inode,
 					sizeof(inode));
+		csum_bad = err == EXT2_ET_INODE_CSUM_INVALID && ino;
+		if (csum_bad)
+			err = 0;
 		if (err || !ino)
 			return err;
-		err = scan_inode(sc, ino, &inode, buf);
+		err = scan_inode(sc, ino, &inode, buf, csum_bad);
 		if (err)
 			return err;
 	}

@@ -12,9 +12,10 @@
 # Where the message is predictable (the scan's refusals), it is checked
 # word for word, inode and block included.
 #
-# Two base images (1 KiB blocks, PROFILE=mixed, ext3 and ext2) are built
-# once, on first use, and copied for every case; each case corrupts its
-# copy deterministically.
+# The base images (1 KiB blocks, PROFILE=mixed: ext3, ext2, csum with
+# metadata_csum, uninit with uninit_bg, mix with extent files too) are
+# built once, on first use, and copied for every case; each case
+# corrupts its copy deterministically.
 #
 # Case variables:
 #   FS       ext3 | ext2: the base image
@@ -37,6 +38,13 @@
 #            off by as much after the run as before; set right with
 #            debugfs, the image is then fsck-clean and its manifest that
 #            of the base image
+#   CORRUPT  =1: a volume marked clean and freshly checked whose metadata
+#            that the tool reads or rewrites is corrupt: besides the
+#            checks of every refusal, the same refusal (exit 2, the image
+#            byte-identical) comes with -f; e2fsck -fn finds the damage
+#            (unless FSCK_SILENT=1: e2fsck -n leaves it unsaid, -fy
+#            repairs it); and after e2fsck -fy on a copy, as the message
+#            says, the tool no longer refuses
 #   GAP      a known gap of the tool (what it does instead): the case
 #            still fails on a crash or sanitizer report, but only prints
 #            "known gap" when the tool accepts the image or prints more
@@ -56,7 +64,13 @@ need_manifest
 base_image() {
 	local fs=$1 img=$T/base-$1.img
 	if [ ! -f "$img" ]; then
-		BS=1024 FSTYPE=$fs PROFILE=mixed SIZE=32M mkimg "$img.tmp" >&2
+		case $fs in
+		csum)	FSTYPE=ext4noext-csum ;;
+		uninit)	FSTYPE=ext4noext MKFS_OPTS='-O uninit_bg' ;;
+		mix)	FSTYPE=ext4mix ;;
+		*)	FSTYPE=$fs ;;
+		esac
+		BS=1024 PROFILE=mixed SIZE=32M mkimg "$img.tmp" >&2
 		make_manifest "$img.tmp" "$T/base-$fs.manifest"
 		mv "$img.tmp" "$img"
 	fi
@@ -67,6 +81,14 @@ le32() {	# le32 VALUE: 4 little-endian bytes as a printf format
 	local v=$1
 	printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((v & 255)) \
 		$((v >> 8 & 255)) $((v >> 16 & 255)) $((v >> 24 & 255))
+}
+
+# put_be32 IMG BYTE_OFFSET VALUE: the journal's byte order
+put_be32() {
+	# shellcheck disable=SC2059
+	printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($3 >> 24 & 255)) \
+		$(($3 >> 16 & 255)) $(($3 >> 8 & 255)) $(($3 & 255)))" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 
 # put_le32 IMG BYTE_OFFSET VALUE / get_le32 IMG BYTE_OFFSET
@@ -436,6 +458,97 @@ how_sb_free_count() {
 	echo "ssv free_blocks_count 1234" | dbg_w "$IMG"
 }
 
+# ---- recipes: volumes marked clean, with corrupt metadata (CORRUPT=1) ---
+
+m_inode() { echo "inode $1: $2$(fsck_hint)"; }
+m_jsb()   { echo "journal superblock invalid: $1$(fsck_hint)"; }
+
+# Checksums (metadata_csum; uninit_bg for the descriptors).
+how_gd_csum() {
+	echo "set_bg 1 checksum 0x1234" | dbg_w "$IMG"
+	WANT="group 1: group descriptor checksum does not match$(fsck_hint)"
+}
+how_sb_csum() {
+	xor_byte "$IMG" $((1024 + 1020)) 0x55	# s_checksum
+	WANT="superblock checksum does not match$(fsck_hint)"
+}
+# gd_csum_calc G: make group G's descriptor checksum valid again
+# (debugfs -n: it cannot open the volume with checksums verified).
+gd_csum_calc() {
+	debugfs -w -n -R "set_bg $1 checksum calc" "$IMG" >/dev/null 2>&1 ||
+		fail "debugfs -n set_bg $1 checksum calc failed"
+}
+# A bitmap's checksum in its descriptor (which is then made valid).
+how_block_bitmap_csum() {
+	xor_byte "$IMG" $(($(where_off "$IMG" gd:0) + 0x18)) 0x55
+	gd_csum_calc 0
+	WANT="block bitmap checksum does not match$(fsck_hint)"
+}
+how_inode_bitmap_csum() {
+	xor_byte "$IMG" $(($(where_off "$IMG" gd:0) + 0x1a)) 0x55
+	gd_csum_calc 0
+	WANT="inode bitmap checksum does not match$(fsck_hint)"
+}
+how_inode_csum() {
+	local ino
+	ino=$(ino_of "$IMG" $B)
+	xor_byte "$IMG" $(($(inode_off "$IMG" "$ino") + 124)) 0x55
+	WANT=$(m_inode "$ino" "inode checksum does not match")
+}
+# i_blocks of a file the run rewrites, off by one block.
+how_i_blocks() {
+	local ino n
+	ino=$(ino_of "$IMG" $B)
+	n=$(dbg "$IMG" "stat <$ino>" | sed -n 's/.*Blockcount: \([0-9]*\).*/\1/p')
+	echo "sif <$ino> blocks $((n + BS / 512))" | dbg_w "$IMG"
+	WANT=$(m_inode "$ino" "i_blocks does not match the blocks the inode maps")
+}
+# The journal (inode 8): its superblock, big-endian, at its block 0.
+jsb_put() {
+	put_be32 "$IMG" $(($(data_of "$IMG" '<8>' 0) * BS + $1)) "$2"
+}
+how_jsb_magic()     { jsb_put 0 0x12345678; WANT=$(m_jsb "bad magic number"); }
+how_jsb_log_block() { jsb_put 4 1; WANT=$(m_jsb "a log block where the superblock should be"); }
+how_jsb_blocksize() { jsb_put 12 4096; WANT=$(m_jsb "block size differs from the filesystem's"); }
+how_jsb_maxlen()    { jsb_put 16 8192; WANT=$(m_jsb "s_maxlen is past the end of the journal inode"); }
+how_jsb_start()     { jsb_put 28 5; WANT=$(m_jsb "holds transactions, but the volume needs no recovery"); }
+how_jsb_errno()     { jsb_put 32 0xfffffffb; WANT=$(m_jsb "records an aborted journal (s_errno)"); }
+# csum v3 set: a checksum type, then a checksum, that do not fit
+how_jsb_csum_type() { jsb_put 40 0x10; WANT=$(m_jsb "unknown checksum type"); }
+how_jsb_csum() {
+	jsb_put 40 0x10
+	jsb_put 80 0x04000000	# s_checksum_type crc32c; s_checksum stays 0
+	WANT=$(m_jsb "checksum does not match")
+}
+how_jsb_unknown_feature() {
+	jsb_put 40 0x100
+	WANT="unsupported feature: unknown journal feature"
+}
+how_journal_short() {	# i_size below s_maxlen
+	echo "sif <8> size $((2048 * BS))" | dbg_w "$IMG"
+	WANT=$(m_jsb "s_maxlen is past the end of the journal inode")
+}
+how_journal_not_file() {
+	echo "sif <8> mode 040600" | dbg_w "$IMG"
+	WANT=$(m_inode 8 "journal inode invalid: not a regular file in use")
+}
+# The journal inode's block map: a hole; a block past the end; the
+# superblock's copy of i_block[] (s_jnl_blocks) differing from it.
+how_journal_hole() {
+	put_le32 "$IMG" $(($(meta_of "$IMG" '<8>' IND) * BS + 4 * 9)) 0
+	WANT=$(m_inode 8 "journal inode invalid: a hole in its block map")
+}
+how_journal_past_end() {
+	local v
+	v=$(($(blocks_count "$IMG") + 3))
+	put_le32 "$IMG" $(($(meta_of "$IMG" '<8>' IND) * BS + 4 * 9)) "$v"
+	WANT=$(m_outside 8 "$v")
+}
+how_journal_backup() {
+	echo "ssv jnl_blocks[3] 1234" | dbg_w "$IMG"
+	WANT="the superblock's copy of the journal inode's block map differs from it$(fsck_hint)"
+}
+
 # ---- the cases -------------------------------------------------------
 
 # Pointer cases run on both base images; flips mostly on ext3.
@@ -523,6 +636,33 @@ name=ext3-dind-slot1-b0      FS=ext3 FLIP='dind:/f.m2_5:4' RC=2
 name=ext3-dind-slot0-b3      FS=ext3 FLIP='dind:/f.m2_5:3' RC=2
 name=ext2-ind-slot0-b2       FS=ext2 FLIP='ind:/f.k100:2' RC=2
 name=ext2-dind-slot1-b0      FS=ext2 FLIP='dind:/f.m2_5:4' RC=2
+
+# marked clean, freshly checked, corrupt where the tool reads or writes
+name=csum-gd-csum            FS=csum   HOW=gd_csum CORRUPT=1 RC=2
+name=uninit-gd-csum          FS=uninit HOW=gd_csum CORRUPT=1 RC=2
+name=csum-sb-csum            FS=csum   HOW=sb_csum CORRUPT=1 RC=2
+name=csum-block-bitmap-csum  FS=csum   HOW=block_bitmap_csum CORRUPT=1 RC=2
+name=csum-inode-bitmap-csum  FS=csum   HOW=inode_bitmap_csum CORRUPT=1 RC=2
+name=csum-inode-csum         FS=csum   HOW=inode_csum CORRUPT=1 RC=2
+name=csum-i-blocks           FS=csum   HOW=i_blocks CORRUPT=1 RC=2
+name=ext3-i-blocks           FS=ext3   HOW=i_blocks CORRUPT=1 RC=2
+name=ext2-i-blocks           FS=ext2   HOW=i_blocks CORRUPT=1 RC=2
+name=ext3-jsb-magic          FS=ext3   HOW=jsb_magic CORRUPT=1 RC=2
+name=ext3-jsb-log-block      FS=ext3   HOW=jsb_log_block CORRUPT=1 RC=2
+name=ext3-jsb-blocksize      FS=ext3   HOW=jsb_blocksize CORRUPT=1 RC=2
+name=ext3-jsb-maxlen         FS=ext3   HOW=jsb_maxlen CORRUPT=1 RC=2
+name=ext3-jsb-start          FS=ext3   HOW=jsb_start CORRUPT=1 RC=2 FSCK_SILENT=1
+name=ext3-jsb-errno          FS=ext3   HOW=jsb_errno CORRUPT=1 RC=2 FSCK_SILENT=1
+name=ext3-jsb-csum-type      FS=ext3   HOW=jsb_csum_type CORRUPT=1 RC=2
+name=csum-jsb-csum           FS=csum   HOW=jsb_csum CORRUPT=1 RC=2
+name=ext3-journal-short      FS=ext3   HOW=journal_short CORRUPT=1 RC=2
+name=ext3-journal-not-file   FS=ext3   HOW=journal_not_file CORRUPT=1 RC=2
+name=ext3-journal-hole       FS=ext3   HOW=journal_hole CORRUPT=1 RC=2
+name=ext3-journal-past-end   FS=ext3   HOW=journal_past_end CORRUPT=1 RC=2
+name=csum-journal-past-end   FS=csum   HOW=journal_past_end CORRUPT=1 RC=2
+name=ext3-journal-backup     FS=ext3   HOW=journal_backup CORRUPT=1 RC=2 FSCK_SILENT=1
+# a journal feature e2fsck does not know: refused, but not e2fsck's to fix
+name=ext3-jsb-unknown-feature FS=ext3  HOW=jsb_unknown_feature RC=2
 
 # harmless for the tool, e2fsck complains: it goes ahead
 name=ext3-gd-free-count      FS=ext3 HOW=gd_free_count HARMLESS=1 FSCK_ONLY='^Free blocks count wrong for group .0 '
@@ -639,6 +779,31 @@ fix_counts() {
 		"$log") | dbg_w "$IMG"
 }
 
+# CORRUPT=1: -f changes nothing; e2fsck sees the damage and, run as the
+# message says, repairs it so that the tool goes ahead.
+corrupt_checks() {
+	local fixed=$RUN_DIR/fixed.img rc=0
+	run_tool -f -z "$RUN_DIR/u.e2undo" "$IMG"
+	expect_no_crash
+	expect_exit 2
+	expect_refusal_line
+	image_unchanged "the run with -f"
+	[ ! -e "$RUN_DIR/u.e2undo" ] || fail "-f left an undo file behind"
+	if [ -z "${FSCK_SILENT:-}" ]; then
+		e2fsck -fn "$IMG" >"$RUN_DIR/fsck-n.log" 2>&1 || rc=$?
+		[ "$rc" -ne 0 ] ||
+			fail "e2fsck -fn finds nothing wrong: not a corrupt volume"
+		image_unchanged "e2fsck -fn"
+	fi
+	cp "$IMG" "$fixed"
+	rc=0
+	e2fsck -fy "$fixed" >"$RUN_DIR/fsck-y.log" 2>&1 || rc=$?
+	[ "$rc" -lt 4 ] || { cat "$RUN_DIR/fsck-y.log" >&2; fail "e2fsck -fy exit $rc"; }
+	fsck_clean "$fixed"
+	run_tool -n "$fixed"
+	expect_exit 0 1
+}
+
 hostile_case() {
 	local base
 	IMG=$RUN_DIR/img
@@ -675,6 +840,7 @@ hostile_case() {
 	image_unchanged "the real run"
 	[ ! -e "$RUN_DIR/u.e2undo" ] || [ -n "$GAP_MISS" ] ||
 		fail "a refused run left an undo file behind"
+	[ -z "${CORRUPT:-}" ] || corrupt_checks
 
 	# a dry run of the same image: no crash, no write
 	cmp -s "$IMG.orig" "$IMG" || cp "$IMG.orig" "$IMG"
