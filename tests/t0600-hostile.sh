@@ -549,6 +549,24 @@ how_journal_backup() {
 	WANT="the superblock's copy of the journal inode's block map differs from it$(fsck_hint)"
 }
 
+# An extent file (mix base) with an extent tree block: written sparse by
+# debugfs, eight extents; then a byte of that block's checksum flipped.
+how_extent_block_csum() {
+	local h=$RUN_DIR/sparse k ino etb
+	rm -f "$h"
+	for k in 0 2 4 6 8 10 12 14; do
+		gen_data "sparse$k" "$BS" |
+			dd of="$h" bs="$BS" seek="$k" conv=notrunc status=none
+	done
+	echo "write $h /ext/sparse" | dbg_w "$IMG"
+	ino=$(ino_of "$IMG" /ext/sparse)
+	etb=$(dbg "$IMG" "stat <$ino>" | grep -o '(ETB0):[0-9]*' | sed 's/.*://')
+	[ -n "$etb" ] || fail "/ext/sparse has no extent tree block"
+	fsck_clean "$IMG"
+	xor_byte "$IMG" $((etb * BS + BS - 4)) 0x55
+	WANT=$(m_inode "$ino" "extent tree block checksum does not match")
+}
+
 # ---- the cases -------------------------------------------------------
 
 # Pointer cases run on both base images; flips mostly on ext3.
@@ -661,6 +679,7 @@ name=ext3-journal-hole       FS=ext3   HOW=journal_hole CORRUPT=1 RC=2
 name=ext3-journal-past-end   FS=ext3   HOW=journal_past_end CORRUPT=1 RC=2
 name=csum-journal-past-end   FS=csum   HOW=journal_past_end CORRUPT=1 RC=2
 name=ext3-journal-backup     FS=ext3   HOW=journal_backup CORRUPT=1 RC=2 FSCK_SILENT=1
+name=mix-extent-block-csum   FS=mix    HOW=extent_block_csum CORRUPT=1 RC=2
 # a journal feature e2fsck does not know: refused, but not e2fsck's to fix
 name=ext3-jsb-unknown-feature FS=ext3  HOW=jsb_unknown_feature RC=2
 
