@@ -36,29 +36,26 @@ static int cmp_ino_from(const void *a, const void *b)
 	return (x->from > y->from) - (x->from < y->from);
 }
 
+static int cmp_move_from(const void *ctx, __u32 i, blk64_t blk)
+{
+	blk64_t from = ((const struct fix_ctx *) ctx)->mv[i].from;
+
+	return (from > blk) - (from < blk);
+}
+
 static int fix_block(ext2_filsys fs EXT2FS_ATTR((unused)), blk64_t *blocknr,
 		     e2_blkcnt_t blockcnt EXT2FS_ATTR((unused)),
 		     blk64_t ref_blk EXT2FS_ATTR((unused)),
 		     int ref_offset EXT2FS_ATTR((unused)), void *priv)
 {
 	struct fix_ctx *fc = priv;
-	__u32 lo = 0, hi = fc->n;
+	__u32 i;
 
-	while (lo < hi) {
-		__u32 mid = lo + (hi - lo) / 2;
-
-		if (fc->mv[mid].from == *blocknr) {
-			*blocknr = fc->mv[mid].to;
-			fc->found++;
-			return BLOCK_CHANGED |
-			       (fc->found == fc->n ? BLOCK_ABORT : 0);
-		}
-		if (fc->mv[mid].from < *blocknr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	if (!mp_bsearch(fc->n, *blocknr, cmp_move_from, fc, &i))
+		return 0;
+	*blocknr = fc->mv[i].to;
+	fc->found++;
+	return BLOCK_CHANGED | (fc->found == fc->n ? BLOCK_ABORT : 0);
 }
 
 /* The superblock keeps a copy of the journal inode's i_block[]. */

@@ -20,80 +20,88 @@
  * while nothing on disk refers to it: round 1 takes destinations that
  * are free now and empties the slots that are not (data is evacuated,
  * indirect blocks waiting for round 2 are parked); round 2 fills the
- * slots round 1 released.
+ * slots round 1 released.  evacuate.c does that part.
+ *
+ * The data flow: mp_plan_build() -> planner_init() (records by block,
+ * extents by start) -> plan_layout(): homes_and_order() (each record's
+ * home group, the processing order, demand per group) ->
+ * build_geometry() (the slot space) -> assign_slots() (each record's
+ * dest) -> fit_to_space() and emit_moves() (evacuate.c) ->
+ * count_figures().
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "planner.h"
 
-#define NO_SLOT		((__u32) -1)
+static errcode_t planner_init(struct planner *pl);
+static void planner_free(struct planner *pl);
+static errcode_t plan_layout(struct planner *pl);
+static errcode_t homes_and_order(struct planner *pl, __u32 *demand);
+static errcode_t build_geometry(struct planner *pl, const __u32 *demand);
+static void assign_slots(struct planner *pl);
+static void count_figures(struct planner *pl);
 
-/* Working state of one mp_plan_build() call. */
-struct planner {
-	struct mp_plan		*p;
-	const struct mp_geom	*g;
-	struct ind_rec		*rec;
-	__u32			nrec;
-	struct data_ext		*ext;		/* sorted by start */
-	__u32			next;
-	const struct mp_space_ops *ops;
-	void			*priv;
-	__u32			*order;		/* record indices, home order */
-	__u32			*home;		/* per record */
-	__u32			*byblk;		/* record indices, by blk */
-	__u32			*owner;		/* slot -> record + 1, or 0 */
-	__u32			*cursor;	/* per group evacuation hint */
-	__u32			*next_live;	/* skips exhausted groups */
-	enum e3mp_homing	homing;
-};
-
-blk64_t mp_group_first(const struct mp_geom *g, __u32 grp)
+errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
+			enum e3mp_homing homing, struct ind_rec *rec,
+			__u32 nrec, struct data_ext *ext, __u32 next,
+			const struct mp_space_ops *ops, void *priv)
 {
-	return g->first_data_block + (blk64_t) grp * g->blocks_per_group;
+	struct planner pl = { .p = p, .g = g, .rec = rec, .nrec = nrec,
+			      .ext = ext, .next = next, .ops = ops,
+			      .priv = priv, .homing = homing };
+	errcode_t err;
+
+	memset(p, 0, sizeof(*p));
+	p->g = *g;
+	p->homing = homing;
+	err = planner_init(&pl);
+	if (!err)
+		err = plan_layout(&pl);
+	if (!err)
+		count_figures(&pl);
+	planner_free(&pl);
+	if (err)
+		mp_plan_free(p);
+	return err;
 }
 
-blk64_t mp_group_last(const struct mp_geom *g, __u32 grp)
+void mp_plan_free(struct mp_plan *p)
 {
-	blk64_t last = mp_group_first(g, grp) + g->blocks_per_group - 1;
-
-	return last < g->blocks_count - 1 ? last : g->blocks_count - 1;
+	ext2fs_free_mem(&p->slot);
+	ext2fs_free_mem(&p->mc_first);
+	ext2fs_free_mem(&p->mv[0]);
+	ext2fs_free_mem(&p->mv[1]);
+	p->nslot = p->nmv[0] = p->nmv[1] = 0;
 }
 
-__u32 mp_group_of(const struct mp_geom *g, blk64_t blk)
+/* Each record's destination, then the moves that take it there. */
+static errcode_t plan_layout(struct planner *pl)
 {
-	return (blk - g->first_data_block) / g->blocks_per_group;
+	__u32 *demand = NULL;
+	errcode_t err;
+
+	err = ext2fs_get_arrayzero(pl->g->group_count, sizeof(*demand),
+				   &demand);
+	if (!err)
+		err = homes_and_order(pl, demand);
+	if (!err)
+		err = build_geometry(pl, demand);
+	if (!err)
+		err = ext2fs_get_arrayzero(pl->p->nslot + 1, sizeof(__u32),
+					   &pl->owner);
+	ext2fs_free_mem(&demand);
+	if (err)
+		return err;
+	assign_slots(pl);
+	fit_to_space(pl, pl->g->free_blocks);
+	return emit_moves(pl);
 }
 
-blk64_t mp_zone_first(const struct mp_geom *g, __u32 grp)
-{
-	blk64_t first = mp_group_first(g, grp);
-	blk64_t len = mp_group_last(g, grp) - first + 1;
-	blk64_t zone = len * g->mc_max_pct / 100;
-
-	if (zone == 0)
-		zone = 1;
-	return first + len - zone;
-}
-
-__u32 mp_home(const struct mp_geom *g, enum e3mp_homing h,
-	      const struct ind_rec *r)
-{
-	if (h == E3MP_HOME_DATA)
-		return r->data_group;
-	return (r->ino - 1) / g->inodes_per_group;
-}
-
-static int cmp_ext(const void *a, const void *b)
-{
-	const struct data_ext *x = a, *y = b;
-
-	return (x->start > y->start) - (x->start < y->start);
-}
+/* ---- records, extents and slots, looked up by block --------------- */
 
 static const struct ind_rec *sort_rec;
 
@@ -105,81 +113,137 @@ static int cmp_byblk(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Record index of the indirect block at @blk, or NO_SLOT. */
-static __u32 rec_at(struct planner *pl, blk64_t blk)
+static int cmp_ext(const void *a, const void *b)
 {
-	__u32 lo = 0, hi = pl->nrec;
+	const struct data_ext *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static errcode_t planner_init(struct planner *pl)
+{
+	__u32 n = pl->nrec ? pl->nrec : 1, G = pl->g->group_count, i;
+	errcode_t err;
+
+	err = ext2fs_get_array(n, sizeof(__u32), &pl->order);
+	if (!err)
+		err = ext2fs_get_array(n, sizeof(__u32), &pl->home);
+	if (!err)
+		err = ext2fs_get_array(n, sizeof(__u32), &pl->byblk);
+	if (!err)
+		err = ext2fs_get_arrayzero(n, 1, &pl->rnd);
+	if (!err)
+		err = ext2fs_get_array(2 * G, sizeof(__u32), &pl->cursor);
+	if (!err)
+		err = ext2fs_get_array(2 * G, sizeof(__u32), &pl->next_live);
+	if (err)
+		return err;
+	evac_init(pl);
+	for (i = 0; i < pl->nrec; i++) {
+		pl->rec[i].dest = 0;		/* not placed yet */
+		pl->byblk[i] = i;
+	}
+	sort_rec = pl->rec;
+	if (pl->nrec)
+		qsort(pl->byblk, pl->nrec, sizeof(__u32), cmp_byblk);
+	if (pl->next)
+		qsort(pl->ext, pl->next, sizeof(*pl->ext), cmp_ext);
+	return 0;
+}
+
+static void planner_free(struct planner *pl)
+{
+	ext2fs_free_mem(&pl->order);
+	ext2fs_free_mem(&pl->home);
+	ext2fs_free_mem(&pl->byblk);
+	ext2fs_free_mem(&pl->owner);
+	ext2fs_free_mem(&pl->rnd);
+	ext2fs_free_mem(&pl->cursor);
+	ext2fs_free_mem(&pl->next_live);
+}
+
+int mp_bsearch(__u32 n, blk64_t key, mp_bsearch_cmp cmp, const void *ctx,
+	       __u32 *at)
+{
+	__u32 lo = 0, hi = n;
 
 	while (lo < hi) {
 		__u32 mid = lo + (hi - lo) / 2;
-		blk64_t b = pl->rec[pl->byblk[mid]].blk;
+		int c = cmp(ctx, mid, key);
 
-		if (b == blk)
-			return pl->byblk[mid];
-		if (b < blk)
+		if (c == 0) {
+			*at = mid;
+			return 1;
+		}
+		if (c < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return NO_SLOT;
+	return 0;
+}
+
+static int cmp_rec_blk(const void *ctx, __u32 i, blk64_t blk)
+{
+	const struct planner *pl = ctx;
+	blk64_t b = pl->rec[pl->byblk[i]].blk;
+
+	return (b > blk) - (b < blk);
+}
+
+/* Record index of the indirect block at @blk, or NO_REC. */
+__u32 rec_at(const struct planner *pl, blk64_t blk)
+{
+	__u32 i;
+
+	if (!mp_bsearch(pl->nrec, blk, cmp_rec_blk, pl, &i))
+		return NO_REC;
+	return pl->byblk[i];
+}
+
+static int cmp_ext_blk(const void *ctx, __u32 i, blk64_t blk)
+{
+	const struct data_ext *e = &((const struct planner *) ctx)->ext[i];
+
+	if (blk < e->start)
+		return 1;
+	return blk >= e->start + e->len ? -1 : 0;
 }
 
 /* The recorded data extent holding @blk, or NULL. */
-static const struct data_ext *ext_at(struct planner *pl, blk64_t blk)
+const struct data_ext *ext_at(const struct planner *pl, blk64_t blk)
 {
-	__u32 lo = 0, hi = pl->next;
+	__u32 i;
 
-	while (lo < hi) {
-		__u32 mid = lo + (hi - lo) / 2;
-		const struct data_ext *e = &pl->ext[mid];
+	if (!mp_bsearch(pl->next, blk, cmp_ext_blk, pl, &i))
+		return NULL;
+	return &pl->ext[i];
+}
 
-		if (blk < e->start)
-			hi = mid;
-		else if (blk >= e->start + e->len)
-			lo = mid + 1;
-		else
-			return e;
-	}
-	return NULL;
+static int cmp_slot_blk(const void *ctx, __u32 i, blk64_t blk)
+{
+	blk64_t b = ((const struct mp_plan *) ctx)->slot[i];
+
+	return (b > blk) - (b < blk);
 }
 
 /* Index of @blk in the slot space, or NO_SLOT. */
-static __u32 slot_index(const struct mp_plan *p, blk64_t blk)
+__u32 slot_index(const struct mp_plan *p, blk64_t blk)
 {
-	__u32 lo = 0, hi = p->nslot;
+	__u32 i;
 
-	while (lo < hi) {
-		__u32 mid = lo + (hi - lo) / 2;
-
-		if (p->slot[mid] == blk)
-			return mid;
-		if (p->slot[mid] < blk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NO_SLOT;
+	if (!mp_bsearch(p->nslot, blk, cmp_slot_blk, p, &i))
+		return NO_SLOT;
+	return i;
 }
 
-/*
- * Free blocks and blocks of movable files can be MC slots.  Under data
- * homing, the first data block under an indirect block is its anchor: it
- * decides the block's home, so it never moves (were it evacuated into
- * another group, the home would move with it and the next run would move
- * the indirect block again).
- */
-static int eligible(struct planner *pl, blk64_t blk)
+/* Records @a and @b are of one run: the same file, the same home. */
+int same_run(const struct planner *pl, __u32 a, __u32 b)
 {
-	const struct data_ext *e;
-
-	if (!pl->ops->in_use(pl->priv, blk) || rec_at(pl, blk) != NO_SLOT)
-		return 1;
-	e = ext_at(pl, blk);
-	if (e && pl->homing == E3MP_HOME_DATA && e->nanchor &&
-	    e->start == blk)
-		return 0;
-	return e != NULL;
+	return pl->rec[a].ino == pl->rec[b].ino && pl->home[a] == pl->home[b];
 }
+
+/* ---- homes, and the slot space ------------------------------------ */
 
 /*
  * Home every record, count demand per group, and build the processing
@@ -208,6 +272,26 @@ static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
 		pl->order[start[pl->home[i]]++] = i;
 	ext2fs_free_mem(&start);
 	return 0;
+}
+
+/*
+ * Free blocks and blocks of movable files can be MC slots.  Under data
+ * homing, the first data block under an indirect block is its anchor: it
+ * decides the block's home, so it never moves (were it evacuated into
+ * another group, the home would move with it and the next run would move
+ * the indirect block again).
+ */
+static int eligible(struct planner *pl, blk64_t blk)
+{
+	const struct data_ext *e;
+
+	if (!pl->ops->in_use(pl->priv, blk) || rec_at(pl, blk) != NO_REC)
+		return 1;
+	e = ext_at(pl, blk);
+	if (e && pl->homing == E3MP_HOME_DATA && e->nanchor &&
+	    e->start == blk)
+		return 0;
+	return e != NULL;
 }
 
 /* Collect the last @want eligible blocks of group @grp's zone. */
@@ -264,13 +348,14 @@ static errcode_t build_geometry(struct planner *pl, const __u32 *demand)
 	return 0;
 }
 
+/* ---- each record's slot ------------------------------------------- */
+
 /* The run starting at order index @i ends before the returned index. */
 static __u32 run_end(struct planner *pl, __u32 i)
 {
-	__u32 first = pl->order[i], j = i + 1;
+	__u32 j = i + 1;
 
-	while (j < pl->nrec && pl->rec[pl->order[j]].ino ==
-	       pl->rec[first].ino && pl->home[pl->order[j]] == pl->home[first])
+	while (j < pl->nrec && same_run(pl, pl->order[j], pl->order[i]))
 		j++;
 	return j;
 }
@@ -352,269 +437,7 @@ static void assign_slots(struct planner *pl)
 			pl->rec[i].dest = pl->rec[i].blk;
 }
 
-#define RND_1		1
-#define RND_2		2
-#define RND_PARK	4	/* parked in round 1, placed in round 2 */
-#define RND_OUT		8	/* unplaced, evacuated from a slot */
-
-static int rec_moves(const struct ind_rec *r)
-{
-	return r->dest != r->blk;
-}
-
-/*
- * The record or data block occupying slot @s when that slot has been
- * given to another record: what round 1 must empty.  Returns 0 when the
- * slot needs no evacuation.
- */
-static int slot_needs_evac(struct planner *pl, __u32 s, const __u8 *rnd,
-			   __u32 *xp, const struct data_ext **ep)
-{
-	blk64_t blk = pl->p->slot[s];
-	__u32 r = pl->owner[s], x;
-
-	*xp = NO_SLOT;
-	*ep = NULL;
-	if (!r || pl->rec[r - 1].blk == blk || !pl->ops->in_use(pl->priv, blk))
-		return 0;
-	x = rec_at(pl, blk);
-	if (x != NO_SLOT) {
-		*xp = x;
-		return !rec_moves(&pl->rec[x]) || (rnd[x] & RND_2);
-	}
-	*ep = ext_at(pl, blk);
-	return 1;
-}
-
-static __u64 evac_needed(struct planner *pl, __u8 *rnd)
-{
-	const struct data_ext *e;
-	__u64 n = 0;
-	__u32 i, x;
-
-	for (i = 0; i < pl->nrec; i++) {
-		struct ind_rec *r = &pl->rec[i];
-
-		rnd[i] = !rec_moves(r) ? 0 :
-			pl->ops->in_use(pl->priv, r->dest) ? RND_2 : RND_1;
-	}
-	for (i = 0; i < pl->p->nslot; i++)
-		n += slot_needs_evac(pl, i, rnd, &x, &e);
-	return n;
-}
-
-/* Free blocks the evacuations may use: all but the free assigned slots. */
-static __u64 evac_room(struct planner *pl, __u64 free_blocks)
-{
-	__u32 s;
-
-	for (s = 0; s < pl->p->nslot; s++)
-		if (pl->owner[s] && !pl->ops->in_use(pl->priv, pl->p->slot[s]))
-			free_blocks--;
-	return free_blocks;
-}
-
-/* Give up the run ending just before order index @i; returns its start. */
-static __u32 drop_run_before(struct planner *pl, __u32 i, __u32 *dropped)
-{
-	__u32 last = pl->order[i - 1];
-
-	while (i > 0 && pl->rec[pl->order[i - 1]].ino == pl->rec[last].ino &&
-	       pl->home[pl->order[i - 1]] == pl->home[last]) {
-		struct ind_rec *r = &pl->rec[pl->order[--i]];
-		__u32 s;
-
-		if (!rec_moves(r))
-			continue;
-		s = slot_index(pl->p, r->dest);
-		if (s != NO_SLOT)
-			pl->owner[s] = 0;
-		r->dest = r->blk;
-		pl->p->no_space++;
-		(*dropped)++;
-	}
-	return i;
-}
-
-/*
- * Not enough free space to empty every slot: give up whole runs, last
- * placed first, doubling how many each time, until what is left fits.
- * Records in place are never given up; runs given up stay where they
- * are and are reported.
- */
-static void fit_to_space(struct planner *pl, __u8 *rnd, __u64 free_blocks)
-{
-	__u32 i = pl->nrec, batch = 1;
-
-	while (i > 0 && evac_needed(pl, rnd) > evac_room(pl, free_blocks)) {
-		__u32 dropped = 0;
-
-		while (i > 0 && dropped < batch)
-			i = drop_run_before(pl, i, &dropped);
-		batch *= 2;
-	}
-}
-
-/*
- * Groups whose region (pass 0: outside the tail zone, pass 1: the zone)
- * has no free block left are skipped through pl->next_live[], with path
- * compression, so a nearly full volume does not cost a walk over every
- * group per evacuee.
- */
-static __u32 next_live(struct planner *pl, int pass, __u32 h)
-{
-	__u32 G = pl->g->group_count;
-	__u32 *cur = pl->cursor + pass * G, *nxt = pl->next_live + pass * G;
-	__u32 r = h;
-
-	while (r < G && cur[r] == NO_SLOT)
-		r = nxt[r];
-	while (h < G && cur[h] == NO_SLOT && nxt[h] != r) {
-		__u32 t = nxt[h];
-
-		nxt[h] = r;
-		h = t;
-	}
-	return r;
-}
-
-/* Try group @h's region for @pass; on failure mark it exhausted. */
-static int region_alloc(struct planner *pl, int pass, __u32 h, blk64_t *out)
-{
-	const struct mp_geom *g = pl->g;
-	__u32 *cur = pl->cursor + pass * g->group_count;
-	blk64_t first = mp_group_first(g, h), start, end;
-
-	if (cur[h] == NO_SLOT)
-		return ENOSPC;
-	start = pass ? mp_zone_first(g, h) : first;
-	end = pass ? mp_group_last(g, h) : mp_zone_first(g, h) - 1;
-	if (start < first + cur[h])
-		start = first + cur[h];
-	if (start <= end && end >= first &&
-	    !pl->ops->find_free(pl->priv, start, end, out)) {
-		pl->ops->take(pl->priv, *out);
-		cur[h] = *out + 1 - first;
-		return 0;
-	}
-	cur[h] = NO_SLOT;
-	return ENOSPC;
-}
-
-/*
- * A free block for an evacuee from group @grp: in @grp itself first,
- * outside its tail zone and then inside it (data that stays in its group
- * keeps its file's locality, and under data homing keeps the indirect
- * blocks that map it homed where they are); then in the following
- * groups, outside the zones before inside them.  pl->cursor[] remembers
- * how far each group's search has got, so the whole evacuation is one
- * forward sweep per group.
- */
-static int evac_alloc(struct planner *pl, __u32 grp, blk64_t *out)
-{
-	__u32 G = pl->g->group_count, h;
-	int pass;
-
-	for (pass = 0; pass < 2; pass++)
-		if (!region_alloc(pl, pass, grp, out))
-			return 0;
-	for (pass = 0; pass < 2; pass++) {
-		for (h = next_live(pl, pass, grp + 1); h < G;
-		     h = next_live(pl, pass, h + 1))
-			if (!region_alloc(pl, pass, h, out))
-				return 0;
-		for (h = next_live(pl, pass, 0); h < grp;
-		     h = next_live(pl, pass, h + 1))
-			if (!region_alloc(pl, pass, h, out))
-				return 0;
-	}
-	return ENOSPC;
-}
-
-static errcode_t add_move(struct mp_plan *p, int round, blk64_t from,
-			  blk64_t to, __u32 ino, int kind, int level)
-{
-	struct mp_move *m;
-	errcode_t err;
-	__u32 n = p->nmv[round];
-
-	if ((n & (n - 1)) == 0 && n >= 64) {
-		err = ext2fs_resize_array(sizeof(*m), n, 2 * n, &p->mv[round]);
-		if (err)
-			return err;
-	} else if (n == 0) {
-		err = ext2fs_get_array(64, sizeof(*m), &p->mv[round]);
-		if (err)
-			return err;
-	}
-	m = &p->mv[round][n];
-	m->from = from;
-	m->to = to;
-	m->ino = ino;
-	m->kind = kind;
-	m->level = level;
-	p->nmv[round]++;
-	return 0;
-}
-
-/* Empty slot @s for its new owner; see slot_needs_evac(). */
-static errcode_t evacuate_slot(struct planner *pl, __u32 s, __u8 *rnd)
-{
-	struct mp_plan *p = pl->p;
-	const struct data_ext *e;
-	__u32 grp = mp_group_of(pl->g, p->slot[s]), x;
-	struct ind_rec *r;
-	blk64_t to;
-	errcode_t err;
-
-	if (!slot_needs_evac(pl, s, rnd, &x, &e))
-		return 0;
-	if (evac_alloc(pl, grp, &to))
-		return EXT2_ET_BLOCK_ALLOC_FAIL;	/* fit_to_space() bug */
-	if (e) {
-		p->data_evacuated++;
-		return add_move(p, 0, p->slot[s], to, e->ino, MV_DATA, 0);
-	}
-	if (x == NO_SLOT)
-		return EXT2_ET_BLOCK_ALLOC_FAIL;	/* unknown occupant */
-	r = &pl->rec[x];
-	if (!rec_moves(r)) {
-		rnd[x] = RND_OUT;
-		r->dest = to;
-		return add_move(p, 0, r->blk, to, r->ino, MV_OUT, r->level);
-	}
-	rnd[x] |= RND_PARK;
-	p->temp_moves++;
-	err = add_move(p, 0, r->blk, to, r->ino, MV_TEMP, r->level);
-	if (!err)
-		err = add_move(p, 1, to, r->dest, r->ino, MV_IND, r->level);
-	return err;
-}
-
-static errcode_t emit_moves(struct planner *pl, __u8 *rnd)
-{
-	struct mp_plan *p = pl->p;
-	errcode_t err = 0;
-	__u32 i, s;
-
-	for (s = 0; s < p->nslot; s++)
-		if (pl->owner[s] && !pl->ops->in_use(pl->priv, p->slot[s]))
-			pl->ops->take(pl->priv, p->slot[s]);
-	for (s = 0; s < p->nslot && !err; s++)
-		err = evacuate_slot(pl, s, rnd);
-	for (i = 0; i < pl->nrec && !err; i++) {
-		struct ind_rec *r = &pl->rec[i];
-
-		if (!(rnd[i] & (RND_1 | RND_2)))
-			continue;
-		p->ind_moved++;
-		if (rnd[i] & RND_PARK)
-			continue;
-		err = add_move(p, (rnd[i] & RND_2) ? 1 : 0, r->blk, r->dest,
-			       r->ino, MV_IND, r->level);
-	}
-	return err;
-}
+/* ---- figures for the report --------------------------------------- */
 
 /* Inside a metacluster: where @blk counts as packed. */
 static int in_mc(struct planner *pl, blk64_t blk)
@@ -636,111 +459,40 @@ static void count_figures(struct planner *pl)
 	}
 }
 
-static errcode_t planner_init(struct planner *pl)
-{
-	__u32 n = pl->nrec ? pl->nrec : 1, i;
-	errcode_t err;
+/* ---- geometry, shared with the scan -------------------------------- */
 
-	err = ext2fs_get_array(n, sizeof(__u32), &pl->order);
-	if (!err)
-		err = ext2fs_get_array(n, sizeof(__u32), &pl->home);
-	if (!err)
-		err = ext2fs_get_array(n, sizeof(__u32), &pl->byblk);
-	if (!err)
-		err = ext2fs_get_arrayzero(2 * pl->g->group_count,
-					   sizeof(__u32), &pl->cursor);
-	if (!err)
-		err = ext2fs_get_array(2 * pl->g->group_count, sizeof(__u32),
-				       &pl->next_live);
-	if (err)
-		return err;
-	for (i = 0; i < pl->nrec; i++)
-		pl->byblk[i] = i;
-	sort_rec = pl->rec;
-	if (pl->nrec)
-		qsort(pl->byblk, pl->nrec, sizeof(__u32), cmp_byblk);
-	if (pl->next)
-		qsort(pl->ext, pl->next, sizeof(*pl->ext), cmp_ext);
-	return 0;
+blk64_t mp_group_first(const struct mp_geom *g, __u32 grp)
+{
+	return g->first_data_block + (blk64_t) grp * g->blocks_per_group;
 }
 
-static void planner_free(struct planner *pl)
+blk64_t mp_group_last(const struct mp_geom *g, __u32 grp)
 {
-	ext2fs_free_mem(&pl->order);
-	ext2fs_free_mem(&pl->home);
-	ext2fs_free_mem(&pl->byblk);
-	ext2fs_free_mem(&pl->owner);
-	ext2fs_free_mem(&pl->cursor);
-	ext2fs_free_mem(&pl->next_live);
+	blk64_t last = mp_group_first(g, grp) + g->blocks_per_group - 1;
+
+	return last < g->blocks_count - 1 ? last : g->blocks_count - 1;
 }
 
-/* One complete plan from the records' current homes. */
-static errcode_t plan_once(struct planner *pl, __u8 *rnd)
+__u32 mp_group_of(const struct mp_geom *g, blk64_t blk)
 {
-	struct mp_plan *p = pl->p;
-	const struct mp_geom *g = pl->g;
-	__u32 *demand = NULL, i;
-	errcode_t err;
-
-	mp_plan_free(p);
-	memset(p, 0, sizeof(*p));
-	p->g = *g;
-	p->homing = pl->homing;
-	for (i = 0; i < pl->nrec; i++)
-		pl->rec[i].dest = 0;
-	memset(rnd, 0, pl->nrec + 1);
-	memset(pl->cursor, 0, 2 * g->group_count * sizeof(__u32));
-	for (i = 0; i < 2 * g->group_count; i++)
-		pl->next_live[i] = i % g->group_count + 1;
-	ext2fs_free_mem(&pl->owner);
-	err = ext2fs_get_arrayzero(g->group_count, sizeof(*demand), &demand);
-	if (!err)
-		err = homes_and_order(pl, demand);
-	if (!err)
-		err = build_geometry(pl, demand);
-	if (!err)
-		err = ext2fs_get_arrayzero(p->nslot + 1, sizeof(__u32),
-					   &pl->owner);
-	ext2fs_free_mem(&demand);
-	if (err)
-		return err;
-	assign_slots(pl);
-	fit_to_space(pl, rnd, g->free_blocks);
-	evac_needed(pl, rnd);
-	return emit_moves(pl, rnd);
+	return (blk - g->first_data_block) / g->blocks_per_group;
 }
 
-errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
-			enum e3mp_homing homing, struct ind_rec *rec,
-			__u32 nrec, struct data_ext *ext, __u32 next,
-			const struct mp_space_ops *ops, void *priv)
+blk64_t mp_zone_first(const struct mp_geom *g, __u32 grp)
 {
-	struct planner pl = { .p = p, .g = g, .rec = rec, .nrec = nrec,
-			      .ext = ext, .next = next, .ops = ops,
-			      .priv = priv, .homing = homing };
-	__u8 *rnd = NULL;
-	errcode_t err;
+	blk64_t first = mp_group_first(g, grp);
+	blk64_t len = mp_group_last(g, grp) - first + 1;
+	blk64_t zone = len * g->mc_max_pct / 100;
 
-	memset(p, 0, sizeof(*p));
-	err = planner_init(&pl);
-	if (!err)
-		err = ext2fs_get_arrayzero(nrec + 1, 1, &rnd);
-	if (!err)
-		err = plan_once(&pl, rnd);
-	if (!err)
-		count_figures(&pl);
-	ext2fs_free_mem(&rnd);
-	planner_free(&pl);
-	if (err)
-		mp_plan_free(p);
-	return err;
+	if (zone == 0)
+		zone = 1;
+	return first + len - zone;
 }
 
-void mp_plan_free(struct mp_plan *p)
+__u32 mp_home(const struct mp_geom *g, enum e3mp_homing h,
+	      const struct ind_rec *r)
 {
-	ext2fs_free_mem(&p->slot);
-	ext2fs_free_mem(&p->mc_first);
-	ext2fs_free_mem(&p->mv[0]);
-	ext2fs_free_mem(&p->mv[1]);
-	p->nslot = p->nmv[0] = p->nmv[1] = 0;
+	if (h == E3MP_HOME_DATA)
+		return r->data_group;
+	return (r->ino - 1) / g->inodes_per_group;
 }

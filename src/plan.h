@@ -110,6 +110,15 @@ blk64_t mp_zone_first(const struct mp_geom *g, __u32 grp);
 __u32 mp_home(const struct mp_geom *g, enum e3mp_homing h,
 	      const struct ind_rec *r);
 
+/*
+ * Binary search over @n entries sorted by block: @cmp(ctx, i, key) says
+ * whether entry i lies below (< 0), at (0) or above (> 0) block @key.
+ * Returns 1 and sets *@at to the entry found, else 0.
+ */
+typedef int (*mp_bsearch_cmp)(const void *ctx, __u32 i, blk64_t key);
+int mp_bsearch(__u32 n, blk64_t key, mp_bsearch_cmp cmp, const void *ctx,
+	       __u32 *at);
+
 errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
 			enum e3mp_homing homing, struct ind_rec *rec,
 			__u32 nrec, struct data_ext *ext, __u32 next,

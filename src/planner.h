@@ -1,0 +1,58 @@
+/*
+ * planner.h --- the planner's working state, shared by plan.c (where each
+ * indirect block goes) and evacuate.c (emptying the slots it goes to,
+ * and the list of moves).  Internal to the planner: nothing outside
+ * those two files includes it.
+ */
+#ifndef E3MP_PLANNER_H
+#define E3MP_PLANNER_H
+
+#include "plan.h"
+
+/* Index results: not a slot / not a record. */
+#define NO_SLOT		((__u32) -1)
+#define NO_REC		((__u32) -1)
+
+/* The round a record's own move belongs to (pl->rnd[]). */
+#define RND_1		1
+#define RND_2		2
+#define RND_PARK	4	/* parked in round 1, placed in round 2 */
+#define RND_OUT		8	/* unplaced, evacuated from a slot */
+
+/* Working state of one mp_plan_build() call. */
+struct planner {
+	struct mp_plan		*p;
+	const struct mp_geom	*g;
+	struct ind_rec		*rec;
+	__u32			nrec;
+	struct data_ext		*ext;		/* sorted by start */
+	__u32			next;
+	const struct mp_space_ops *ops;
+	void			*priv;
+	__u32			*order;		/* record indices, home order */
+	__u32			*home;		/* per record */
+	__u32			*byblk;		/* record indices, by blk */
+	__u32			*owner;		/* slot -> record + 1, or 0 */
+	__u8			*rnd;		/* per record: RND_* */
+	__u32			*cursor;	/* per group evacuation hint */
+	__u32			*next_live;	/* skips exhausted groups */
+	enum e3mp_homing	homing;
+};
+
+/* plan.c */
+__u32 rec_at(const struct planner *pl, blk64_t blk);
+const struct data_ext *ext_at(const struct planner *pl, blk64_t blk);
+__u32 slot_index(const struct mp_plan *p, blk64_t blk);
+int same_run(const struct planner *pl, __u32 a, __u32 b);
+
+static inline int rec_moves(const struct ind_rec *r)
+{
+	return r->dest != r->blk;
+}
+
+/* evacuate.c */
+void evac_init(struct planner *pl);
+void fit_to_space(struct planner *pl, __u64 free_blocks);
+errcode_t emit_moves(struct planner *pl);
+
+#endif /* E3MP_PLANNER_H */
