@@ -68,6 +68,12 @@ Usage:
       fill; writes buffered in it until the next fsync/fdatasync of FILE,
       then each dirty block once, in block order (the kernel's write-back
       and elevator).
+  hddmodel.py trace TRACE --span BYTES --bs BS [--ra-kib N] [--segments N]
+          [--kinds KINDS]
+      TRACE: 'bench/readtrace' output (R|W OFFSET LENGTH, the kernel's
+      block requests in issue order), replayed as the disk's requests:
+      no page cache, reads through the drive cache, writes to the media
+      (they leave no read-ahead and make what the drive kept stale).
 All print one JSON object.
 """ % (SETTLE_MS, STROKE_MS, HALF_ROT_MS, RATE / 1e6, RA_KIB, SEGMENTS,
        MAX_REQ_KIB)
@@ -140,7 +146,7 @@ class Disk:
         self._disk_read(first * self.bs, count * self.bs, kind)
         self.by_kind[kind]["blocks"] += count
 
-    def _disk_read(self, pos, length, kind):
+    def _disk_read(self, pos, length, kind, write=False):
         self.requests += 1
         self.bytes += length
         xfer = length / self.rate_per_ms
@@ -149,7 +155,8 @@ class Disk:
         # is not looked up: going on forward there is a media read that
         # spins over the gap, so that every byte that passes under the
         # head is paid once, as transfer or as spin.
-        if self.nseg and not (self.head <= pos <= self.head + self.ra):
+        if self.nseg and not write and \
+                not (self.head <= pos <= self.head + self.ra):
             for i, (s, e) in enumerate(self.segs):
                 if s <= pos and pos + length <= e:
                     # Drive cache hit: transfer, no positioning, the head
@@ -177,7 +184,12 @@ class Disk:
         self._account(kind, pos_ms + xfer, seek)
         end = pos + length
         self.head = end
-        if self.nseg:
+        if self.nseg and write:
+            # A write leaves no read-ahead behind, and whatever the drive
+            # kept of those bytes is stale.
+            self.segs = [(s, e) for (s, e) in self.segs
+                         if not (pos < e and s < end)]
+        elif self.nseg:
             # This read's stream: drop the segment it continues (or
             # overlaps), then keep the bytes that follow it.
             self.segs = [(s, e) for (s, e) in self.segs
@@ -307,6 +319,41 @@ def cmd_seq(a):
     print()
 
 
+def cmd_trace(a):
+    """Replay a block-request trace ('bench/readtrace': R|W OFFSET LENGTH
+    per line, in issue order) as the disk's own requests: no page cache
+    (the kernel's requests are what reached the disk), reads through the
+    drive's read-ahead cache, writes to the media."""
+    disk = Disk(a.span, a.bs, a.settle, a.stroke, a.half_rot, a.rate * 1e6,
+                a.ra_kib * 1024, a.segments)
+    nblocks = a.span // a.bs + 1
+    names, kinds = (None, None)
+    if a.kinds:
+        names, kinds = load_kinds(a.kinds, nblocks)
+    reads = writes = 0
+    with open(a.trace) as f:
+        for line in f:
+            t = line.split()
+            if len(t) != 3 or t[0] not in ("R", "W"):
+                continue
+            off, length = int(t[1]), int(t[2])
+            kind = "write" if t[0] == "W" else "data"
+            if kinds is not None and t[0] == "R":
+                b = off // a.bs
+                kind = names[kinds[b]] if b < nblocks else "data"
+            disk._disk_read(off, length, kind, write=(t[0] == "W"))
+            if t[0] == "W":
+                writes += 1
+            else:
+                reads += 1
+            disk.by_kind[kind]["blocks"] += length // a.bs
+    r = disk.result()
+    r["reads"] = reads
+    r["writes"] = writes
+    json.dump(r, sys.stdout)
+    print()
+
+
 STRACE_RE = re.compile(
     r"^(?:\d+\s+)?(pread64|pwrite64)\((\d+)<([^>]*)>, .*, (\d+), (\d+)\)"
     r"\s+=\s+(-?\d+)(?:\s+<[\d.]+>)?\s*$")
@@ -380,7 +427,7 @@ def main():
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
-    for name in ("fsck", "seq", "strace"):
+    for name in ("fsck", "seq", "strace", "trace"):
         s = sub.add_parser(name)
         s.add_argument("input")
         s.add_argument("--span", type=int, required=True,
@@ -392,14 +439,15 @@ def main():
         s.add_argument("--half-rot", type=float, default=HALF_ROT_MS)
         s.add_argument("--rate", type=float, default=RATE / 1e6,
                        help="MB/s")
-        if name == "fsck":
+        if name in ("fsck", "trace"):
             s.add_argument("--kinds")
-        elif name == "strace":
+        if name == "strace":
             s.add_argument("--image", required=True,
                            help="the file whose I/O is replayed")
-        else:
+        if name in ("seq", "trace"):
             s.add_argument("--ra-kib", type=int, default=RA_KIB)
             s.add_argument("--segments", type=int, default=SEGMENTS)
+        if name == "seq":
             s.add_argument("--max-req-kib", type=int, default=MAX_REQ_KIB)
     a = p.parse_args()
     if a.cmd == "fsck":
@@ -408,6 +456,9 @@ def main():
     elif a.cmd == "strace":
         a.trace = a.input
         cmd_strace(a)
+    elif a.cmd == "trace":
+        a.trace = a.input
+        cmd_trace(a)
     else:
         a.order = a.input
         cmd_seq(a)
