@@ -102,6 +102,14 @@ struct e3mp_part {
 	errcode_t	refusal;	/* E3MP_PART_*, or 0 */
 };
 
+/* The lock a run holds on its volume (lock.c). */
+struct e3mp_lock {
+	int		fd;		/* holds the flock; -1: none */
+	long		holder_pid;	/* who holds it, if refused; 0: unknown */
+	char		holder_name[32];
+	char		loop[300];	/* the loop device over the file */
+};
+
 struct e3mp {
 	struct e3mp_options	opt;
 	const char		*device;	/* resolved path */
@@ -160,6 +168,8 @@ errcode_t check_volume(struct e3mp *mp);
 
 /* journal.c: the internal journal, as e2fsck would find it */
 errcode_t journal_verify(struct e3mp *mp);
+/* lock.c */
+errcode_t volume_lock(const char *dev, int dry_run, struct e3mp_lock *lk);
 
 /* partition.c */
 errcode_t partitions_probe(const char *dev, struct e3mp_part **parts,

@@ -4,6 +4,7 @@
  * The pipeline, in order:
  *   parse_args          command line
  *   resolve_device      LABEL=/UUID= through libblkid
+ *   volume_lock         one run per volume at a time
  *   check_device        an ext2/3/4 filesystem, not mounted or busy
  *   open_volume         with the undo file stacked under it
  *   check_volume        clean, freshly checked, supported features
@@ -30,6 +31,9 @@
 volatile sig_atomic_t e3mp_stop;
 
 static const char *program_name = "e3metapack";
+
+/* Held until exit; the refusal message names who else holds it. */
+static struct e3mp_lock lock = { .fd = -1 };
 
 static void on_signal(int sig EXT2FS_ATTR((unused)))
 {
@@ -107,6 +111,14 @@ static void print_refusal(struct e3mp *mp, errcode_t err)
 	fputs(error_message(err), stderr);
 	if (says_why(err) && mp->err_what)
 		fprintf(stderr, ": %s", mp->err_what);
+	if (err == E3MP_LOCKED && lock.holder_pid)
+		fprintf(stderr, " (pid %ld%s%s)", lock.holder_pid,
+			lock.holder_name[0] ? ", " : "", lock.holder_name);
+	if (err == E3MP_LOCKED)
+		fputs("; nothing was written", stderr);
+	if (err == E3MP_LOOP_BACKED)
+		fprintf(stderr, " %s; detach it (losetup -d) first",
+			lock.loop);
 	if (needs_fsck(err))
 		fprintf(stderr, ". Please run 'e2fsck -f %s' first.",
 			fsck_name(mp));
@@ -406,6 +418,8 @@ int main(int argc, char **argv)
 	}
 	catch_signals();
 	err = resolve_device(opt.spec, &device);
+	if (!err)
+		err = volume_lock(device, opt.dry_run, &lock);
 	if (!err)
 		err = partitions_probe(device, &parts, &nparts, &size);
 	if (err) {

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "e3metapack.h"
@@ -97,6 +98,22 @@ static errcode_t default_undo_path(struct e3mp *mp, char **path)
 	return err;
 }
 
+/*
+ * The undo file must not be the volume: the same file by st_dev/st_ino
+ * (through any link), or the same block device.  The undo manager would
+ * otherwise write its header over the superblock before saving it.
+ */
+static int undo_is_volume(struct e3mp *mp)
+{
+	struct stat u, v;
+
+	if (stat(mp->undo_path, &u) || stat(mp->device, &v))
+		return 0;
+	if (S_ISBLK(u.st_mode) && S_ISBLK(v.st_mode))
+		return u.st_rdev == v.st_rdev;
+	return u.st_dev == v.st_dev && u.st_ino == v.st_ino;
+}
+
 errcode_t undo_setup(struct e3mp *mp, io_manager *io)
 {
 	const char *file = mp->opt.undo_file;
@@ -110,6 +127,8 @@ errcode_t undo_setup(struct e3mp *mp, io_manager *io)
 		err = default_undo_path(mp, &mp->undo_path);
 	if (err || !mp->undo_path)
 		return err;
+	if (undo_is_volume(mp))
+		return E3MP_UNDO_IS_VOLUME;
 	mp->undo_created = access(mp->undo_path, F_OK) != 0;
 	err = set_undo_io_backing_manager(*io);
 	if (!err)
