@@ -185,6 +185,8 @@ static errcode_t iterate(struct scan_ctx *sc, char *buf)
 				    buf, scan_block, sc);
 	if (!err)
 		err = sc->err;
+	/* a failed read of an indirect block may not reach us as @err */
+	err = io_checked(mp, err);
 	if (err == EXT2_ET_EXTENT_CSUM_INVALID) {
 		mp->err_ino = sc->ino;
 		return E3MP_EXTENT_CSUM;
