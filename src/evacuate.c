@@ -32,7 +32,7 @@ static errcode_t add_move(struct mp_plan *p, int round, blk64_t from,
  */
 void fit_to_space(struct planner *pl, __u64 free_blocks)
 {
-	__u32 i = pl->nrec, batch = 1;
+	__u32 i = pl->norder, batch = 1;
 
 	while (i > 0 && evac_needed(pl) > evac_room(pl, free_blocks)) {
 		__u32 dropped = 0;

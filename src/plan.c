@@ -16,6 +16,11 @@
  * nothing that stays is ever displaced, a second plan over the result
  * moves nothing, and after new writes only what is new moves.
  *
+ * Under the inline rule a file's first IND block (the one i_block[12]
+ * points to) is kept: it is in no run, creates no demand and is never a
+ * slot, so it stays wherever it is and nothing evicts it; the file's
+ * other indirect blocks are homed as under inode homing.
+ *
  * Moves come in two rounds, because a destination may only be written
  * while nothing on disk refers to it: round 1 takes destinations that
  * are free now and empties the slots that are not (data is evacuated,
@@ -260,7 +265,10 @@ static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
 		pl->home[i] = mp_home(g, pl->homing, &pl->rec[i]);
 		if (pl->home[i] >= g->group_count)
 			pl->home[i] = g->group_count - 1;
+		if (rec_kept(pl, i))
+			continue;
 		demand[pl->home[i]]++;
+		pl->norder++;
 	}
 	err = ext2fs_get_arrayzero(g->group_count + 1, sizeof(*start),
 				   &start);
@@ -269,7 +277,8 @@ static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
 	for (i = 0; i < g->group_count; i++)
 		start[i + 1] = start[i] + demand[i];
 	for (i = 0; i < pl->nrec; i++)
-		pl->order[start[pl->home[i]]++] = i;
+		if (!rec_kept(pl, i))
+			pl->order[start[pl->home[i]]++] = i;
 	ext2fs_free_mem(&start);
 	return 0;
 }
@@ -279,14 +288,19 @@ static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
  * homing, the first data block under an indirect block is its anchor: it
  * decides the block's home, so it never moves (were it evacuated into
  * another group, the home would move with it and the next run would move
- * the indirect block again).
+ * the indirect block again).  A kept first IND is stepped around like
+ * fixed metadata, so it is never evicted.
  */
 static int eligible(struct planner *pl, blk64_t blk)
 {
 	const struct data_ext *e;
+	__u32 r;
 
-	if (!pl->ops->in_use(pl->priv, blk) || rec_at(pl, blk) != NO_REC)
+	if (!pl->ops->in_use(pl->priv, blk))
 		return 1;
+	r = rec_at(pl, blk);
+	if (r != NO_REC)
+		return !rec_kept(pl, r);
 	e = ext_at(pl, blk);
 	if (e && pl->homing == E3MP_HOME_DATA && e->nanchor &&
 	    e->start == blk)
@@ -355,7 +369,7 @@ static __u32 run_end(struct planner *pl, __u32 i)
 {
 	__u32 j = i + 1;
 
-	while (j < pl->nrec && same_run(pl, pl->order[j], pl->order[i]))
+	while (j < pl->norder && same_run(pl, pl->order[j], pl->order[i]))
 		j++;
 	return j;
 }
@@ -401,7 +415,7 @@ static void assign_slots(struct planner *pl)
 	const struct mp_plan *p = pl->p;
 	__u32 i, k, r, end, cur = 0, any = 0;
 
-	for (i = 0; i < pl->nrec; i = end) {
+	for (i = 0; i < pl->norder; i = end) {
 		end = run_end(pl, i);
 		if (!run_in_place(pl, i, end))
 			continue;
@@ -410,7 +424,7 @@ static void assign_slots(struct planner *pl)
 			place(pl, r, slot_index(p, pl->rec[r].blk));
 		}
 	}
-	for (i = 0; i < pl->nrec; i++) {
+	for (i = 0; i < pl->norder; i++) {
 		r = pl->order[i];
 		if (pl->rec[r].dest)
 			continue;
@@ -422,7 +436,7 @@ static void assign_slots(struct planner *pl)
 			break;
 		place(pl, r, cur);
 	}
-	for (; i < pl->nrec; i++) {
+	for (; i < pl->norder; i++) {
 		r = pl->order[i];
 		if (pl->rec[r].dest)
 			continue;
@@ -454,6 +468,8 @@ static void count_figures(struct planner *pl)
 		p->before.in_mc += in_mc(pl, pl->rec[i].blk);
 		if (in_mc(pl, pl->rec[i].dest))
 			p->after.in_mc++;
+		else if (rec_kept(pl, i))
+			p->kept_inline++;
 		else
 			p->unclustered++;
 	}
@@ -487,6 +503,18 @@ blk64_t mp_zone_first(const struct mp_geom *g, __u32 grp)
 	if (zone == 0)
 		zone = 1;
 	return first + len - zone;
+}
+
+/*
+ * Kept where it is by the rule: under the inline rule, a file's first
+ * IND block (level 1, pointed to from i_block[12]).  The allocator put it
+ * right after the 12th data block, where a sequential read of the file
+ * finds it without a seek.
+ */
+int mp_rec_kept(enum e3mp_homing h, const struct ind_rec *r)
+{
+	return h == E3MP_HOME_INLINE && r->level == 1 &&
+	       (r->flags & REC_IN_INODE);
 }
 
 __u32 mp_home(const struct mp_geom *g, enum e3mp_homing h,

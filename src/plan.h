@@ -12,7 +12,8 @@
 
 enum e3mp_homing {
 	E3MP_HOME_INODE = 0,	/* a file's run, in its inode's group */
-	E3MP_HOME_DATA		/* each block, in the group of its data */
+	E3MP_HOME_DATA,		/* each block, in the group of its data */
+	E3MP_HOME_INLINE	/* as inode, but first INDs stay in line */
 };
 
 #define REC_IN_INODE	0x01	/* pointer lives in i_block[], not a block */
@@ -99,6 +100,7 @@ struct mp_plan {
 	__u64		temp_moves;
 	__u64		unclustered;	/* indirect blocks left outside */
 	__u64		no_space;	/* ... of which for want of space */
+	__u64		kept_inline;	/* first INDs the inline rule keeps */
 	struct mp_figures before, after;
 };
 
@@ -109,6 +111,7 @@ __u32 mp_group_of(const struct mp_geom *g, blk64_t blk);
 blk64_t mp_zone_first(const struct mp_geom *g, __u32 grp);
 __u32 mp_home(const struct mp_geom *g, enum e3mp_homing h,
 	      const struct ind_rec *r);
+int mp_rec_kept(enum e3mp_homing h, const struct ind_rec *r);
 
 /*
  * Binary search over @n entries sorted by block: @cmp(ctx, i, key) says

@@ -30,6 +30,7 @@ struct planner {
 	const struct mp_space_ops *ops;
 	void			*priv;
 	__u32			*order;		/* record indices, home order */
+	__u32			norder;		/* records to place: not kept */
 	__u32			*home;		/* per record */
 	__u32			*byblk;		/* record indices, by blk */
 	__u32			*owner;		/* slot -> record + 1, or 0 */
@@ -48,6 +49,12 @@ int same_run(const struct planner *pl, __u32 a, __u32 b);
 static inline int rec_moves(const struct ind_rec *r)
 {
 	return r->dest != r->blk;
+}
+
+/* Record @i is kept where it is by the rule: in no run, never a slot. */
+static inline int rec_kept(const struct planner *pl, __u32 i)
+{
+	return mp_rec_kept(pl->homing, &pl->rec[i]);
 }
 
 /* evacuate.c */

@@ -452,12 +452,6 @@ static int is_anchor(const struct vol *v, enum e3mp_homing h, blk64_t b)
 	return e && e->start == b && e->nanchor;
 }
 
-/* What may be a slot of an MC. */
-static int eligible_blk(const struct vol *v, enum e3mp_homing h, blk64_t b)
-{
-	return !immovable(v, b) && !is_anchor(v, h, b);
-}
-
 static int rec_by_blk(const struct vol *v, blk64_t b)
 {
 	__u32 i;
@@ -466,6 +460,29 @@ static int rec_by_blk(const struct vol *v, blk64_t b)
 		if (v->rec[i].blk == b)
 			return i;
 	return -1;
+}
+
+/*
+ * Under the inline rule a file's first IND (level 1, from i_block[12])
+ * is kept where it is: in no run, no demand, never a slot, never moved.
+ */
+static int kept(const struct vol *v, enum e3mp_homing h, __u32 i)
+{
+	return h == E3MP_HOME_INLINE && v->rec[i].level == 1 &&
+	       (v->rec[i].flags & REC_IN_INODE);
+}
+
+static int kept_blk(const struct vol *v, enum e3mp_homing h, blk64_t b)
+{
+	int i = rec_by_blk(v, b);
+
+	return i >= 0 && kept(v, h, i);
+}
+
+/* What may be a slot of an MC. */
+static int eligible_blk(const struct vol *v, enum e3mp_homing h, blk64_t b)
+{
+	return !immovable(v, b) && !is_anchor(v, h, b) && !kept_blk(v, h, b);
 }
 
 static int rec_by_tag(const struct vol *v, __u32 tag)
@@ -667,7 +684,8 @@ static int check_geometry(const struct vol *v, const struct mp_plan *p,
 		die("too many groups");
 	memset(demand, 0, sizeof(demand));
 	for (i = 0; i < v->nrec; i++)
-		demand[home_of(v, h, i)]++;
+		if (!kept(v, h, i))
+			demand[home_of(v, h, i)]++;
 	for (grp = 0; grp < g->group_count; grp++) {
 		__u64 need = demand[grp] + carry;
 		blk64_t first = mp_zone_first(g, grp), b;
@@ -709,24 +727,27 @@ static int check_geometry(const struct vol *v, const struct mp_plan *p,
 	return 0;
 }
 
-/* Runs in processing order: [start, end) of a sorted index array. */
+/*
+ * Runs in processing order: [start, end) of a sorted index array of the
+ * records to place (all but the kept ones); returns how many.
+ */
 static __u32 make_order(const struct vol *v, enum e3mp_homing h, __u32 *ord)
 {
 	__u32 n = 0, grp, i;
 
 	for (grp = 0; grp < v->g.group_count; grp++)
 		for (i = 0; i < v->nrec; i++)
-			if (home_of(v, h, i) == grp)
+			if (home_of(v, h, i) == grp && !kept(v, h, i))
 				ord[n++] = i;
 	return n;
 }
 
 static __u32 order_run_end(const struct vol *v, enum e3mp_homing h,
-			   const __u32 *ord, __u32 i)
+			   const __u32 *ord, __u32 n, __u32 i)
 {
 	__u32 j = i + 1;
 
-	while (j < v->nrec && v->rec[ord[j]].ino == v->rec[ord[i]].ino &&
+	while (j < n && v->rec[ord[j]].ino == v->rec[ord[i]].ino &&
 	       home_of(v, h, ord[j]) == home_of(v, h, ord[i]))
 		j++;
 	return j;
@@ -745,20 +766,20 @@ static void model_dests(const struct vol *v, const struct mp_plan *p,
 {
 	static __u32 ord[MAXR];
 	__u8 *own = calloc(p->nslot + 1, 1);
-	__u32 i, k, end, r, cur = 0, any = 0;
+	__u32 i, k, end, r, n, cur = 0, any = 0;
 
 	if (!own)
 		die("out of memory");
-	make_order(v, h, ord);
+	n = make_order(v, h, ord);
 	for (i = 0; i < v->nrec; i++) {
 		want[i] = 0;
 		inplace[i] = 0;
 	}
-	for (i = 0; i < v->nrec; i = end) {
+	for (i = 0; i < n; i = end) {
 		__u32 prev = p->mc_first[home_of(v, h, ord[i])];
 		int ok = 1;
 
-		end = order_run_end(v, h, ord, i);
+		end = order_run_end(v, h, ord, n, i);
 		for (k = i; k < end && ok; k++) {
 			long s = slot_idx(p, v->rec[ord[k]].blk);
 
@@ -774,7 +795,7 @@ static void model_dests(const struct vol *v, const struct mp_plan *p,
 			inplace[r] = 1;
 		}
 	}
-	for (i = 0; i < v->nrec; i++) {
+	for (i = 0; i < n; i++) {
 		r = ord[i];
 		if (want[r])
 			continue;
@@ -787,7 +808,7 @@ static void model_dests(const struct vol *v, const struct mp_plan *p,
 		own[cur] = 1;
 		want[r] = p->slot[cur];
 	}
-	for (; i < v->nrec; i++) {
+	for (; i < n; i++) {
 		r = ord[i];
 		if (want[r])
 			continue;
@@ -816,15 +837,15 @@ static int check_runs(const struct vol *v, const struct mp_plan *p,
 	static __u32 ord[MAXR];
 	static blk64_t want[MAXR];
 	static __u8 inplace[MAXR];
-	__u32 i, end, k, r, dropped = 0;
+	__u32 i, end, k, r, n, dropped = 0;
 	int seen_drop = 0;
 
-	make_order(v, h, ord);
+	n = make_order(v, h, ord);
 	model_dests(v, p, h, want, inplace);
-	for (i = 0; i < v->nrec; i = end) {
+	for (i = 0; i < n; i = end) {
 		int run_kept = 0, run_drop = 0;
 
-		end = order_run_end(v, h, ord, i);
+		end = order_run_end(v, h, ord, n, i);
 		for (k = i; k < end; k++) {
 			const struct ind_rec *rc = &v->rec[ord[k]];
 			int out = has_out(p, rc->blk);
@@ -896,7 +917,7 @@ static int check_plan(const struct vol *v, const struct mp_plan *p,
 	struct cell *sim;
 	__u32 i, k, r;
 	__u64 n_ind = 0, n_data = 0, n_temp = 0, ind_moving = 0;
-	__u64 in_before = 0, in_after = 0;
+	__u64 in_before = 0, in_after = 0, n_kept = 0;
 	__u8 *seen;
 
 	EXPECT(!v->ops_bad, "space ops misused: %s (%d times)", v->ops_msg,
@@ -924,6 +945,18 @@ static int check_plan(const struct vol *v, const struct mp_plan *p,
 		}
 		in_before += in_slots(p, rc->blk);
 		in_after += in_slots(p, rc->dest);
+		if (kept(v, h, i)) {
+			n_kept++;
+			if (rc->dest != rc->blk || in_slots(p, rc->blk)) {
+				free(seen);
+				return fail("kept first IND %u (ino %u, blk "
+					    "%llu): dest %llu, %sa slot", i,
+					    rc->ino, ULL(rc->blk),
+					    ULL(rc->dest),
+					    in_slots(p, rc->blk) ? "" :
+					    "not ");
+			}
+		}
 		if (rc->dest == rc->blk)
 			continue;
 		if (immovable(v, rc->dest) || v->c[rc->dest].kind == C_FIXED) {
@@ -964,6 +997,10 @@ static int check_plan(const struct vol *v, const struct mp_plan *p,
 			EXPECT(!immovable(v, m->to),
 			       "round %u %s move to fixed block %llu", r + 1,
 			       kind_name(m->kind), ULL(m->to));
+			EXPECT(!kept_blk(v, h, m->from),
+			       "round %u %s move %llu->%llu: a kept first "
+			       "IND is moved", r + 1, kind_name(m->kind),
+			       ULL(m->from), ULL(m->to));
 			EXPECT(!is_anchor(v, h, m->from) &&
 			       !is_anchor(v, h, m->to),
 			       "round %u %s move %llu->%llu: an anchor moves "
@@ -1073,9 +1110,12 @@ static int check_plan(const struct vol *v, const struct mp_plan *p,
 	       "%llu", ULL(p->before.in_mc), ULL(in_before));
 	EXPECT(p->after.in_mc == in_after, "after.in_mc %llu, expected %llu",
 	       ULL(p->after.in_mc), ULL(in_after));
-	EXPECT(p->after.in_mc + p->unclustered == v->nrec,
-	       "after.in_mc %llu + unclustered %llu != %u records",
-	       ULL(p->after.in_mc), ULL(p->unclustered), v->nrec);
+	EXPECT(p->kept_inline == n_kept, "kept_inline %llu, %llu kept "
+	       "records", ULL(p->kept_inline), ULL(n_kept));
+	EXPECT(p->after.in_mc + p->unclustered + p->kept_inline == v->nrec,
+	       "after.in_mc %llu + unclustered %llu + kept_inline %llu != "
+	       "%u records", ULL(p->after.in_mc), ULL(p->unclustered),
+	       ULL(p->kept_inline), v->nrec);
 	EXPECT(p->nmv[0] <= v->g.free_blocks,
 	       "round 1 has %u moves, but only %llu blocks are free",
 	       p->nmv[0], ULL(v->g.free_blocks));
@@ -2301,6 +2341,118 @@ static int case_incremental_carry(void)
 	return incremental(v, 3, 2);	/* carried into group 1 */
 }
 
+/* --- the inline rule ----------------------------------------------------- */
+
+/* A file's first IND stays where it is; its other records are packed. */
+static int case_inline_first_ind_stays(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	add_file_at(v, 1, 4, 10);	/* IND (kept), DIND, IND, IND */
+	add_file_at(v, 2, 1, 20);	/* a first IND only: nothing moves */
+	TRY(plan_check(v, E3MP_HOME_INLINE, p));
+	TRY(expect_slots(p, 3, (blk64_t[]) { 61, 62, 63 }));
+	TRY(expect_dests(v, 1, 4, (blk64_t[]) { 10, 61, 62, 63 }));
+	TRY(expect_dests(v, 2, 1, (blk64_t[]) { 20 }));
+	TRY(expect_counts(p, 3, 0));
+	EXPECT(p->kept_inline == 2 && p->unclustered == 0 &&
+	       p->ind_moved == 3 && p->after.in_mc == 3, "kept_inline %llu "
+	       "unclustered %llu moved %llu in_mc %llu",
+	       ULL(p->kept_inline), ULL(p->unclustered), ULL(p->ind_moved),
+	       ULL(p->after.in_mc));
+	return 0;
+}
+
+/*
+ * A first IND in the tail zone is stepped around like fixed metadata:
+ * the MC takes the data blocks below it instead, and never evicts it.
+ */
+static int case_inline_kept_not_evicted(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+
+	add_file_at(v, 1, 1, 63);
+	add_file(v, 2, 4, (blk64_t[]) { 10, 11, 12, 13 });
+	set_data(v, 60, 62, 3);
+	TRY(plan_check(v, E3MP_HOME_INLINE, p));
+	TRY(expect_slots(p, 3, (blk64_t[]) { 60, 61, 62 }));
+	TRY(expect_dests(v, 1, 1, (blk64_t[]) { 63 }));
+	TRY(expect_dests(v, 2, 4, (blk64_t[]) { 10, 60, 61, 62 }));
+	EXPECT(p->data_evacuated == 3, "data_evacuated %llu",
+	       ULL(p->data_evacuated));
+	return 0;
+}
+
+static int case_inline_idempotent(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+
+	layout_mixed(v);
+	TRY(plan_check(v, E3MP_HOME_INLINE, p));
+	EXPECT(p->nmv[0] && p->data_evacuated && p->kept_inline == 6,
+	       "layout too easy: %u + %u moves, %llu kept", p->nmv[0],
+	       p->nmv[1], ULL(p->kept_inline));
+	return replan_still(v, E3MP_HOME_INLINE, p, p2);
+}
+
+/* Packed by inode homing, then planned by the inline rule: no move. */
+static int case_switch_inode_to_inline(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+	char buf[512];
+
+	layout_mixed(v);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	apply(v, p);
+	TRY(plan_check(v, E3MP_HOME_INLINE, p2));
+	describe_moves(p2, buf, sizeof(buf));
+	EXPECT(p2->nmv[0] + p2->nmv[1] == 0, "the inline rule moves %u + %u "
+	       "blocks of a volume packed by inode homing:%s", p2->nmv[0],
+	       p2->nmv[1], buf);
+	EXPECT(p2->kept_inline == 6 && p2->unclustered == 0,
+	       "kept_inline %llu unclustered %llu", ULL(p2->kept_inline),
+	       ULL(p2->unclustered));
+	return 0;
+}
+
+/*
+ * Packed by the inline rule, then by inode homing: every first IND ends
+ * in an MC (ino 2's is in one already); a file without one (a sparse file whose i_block[12] is a
+ * hole) does not move.
+ */
+static int case_switch_inline_to_inode(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+	__u32 i, first = 0;
+
+	layout_mixed(v);
+	add_rec(v, 5, 22, 2, REC_IN_INODE, 12 + 256, 0);
+	add_rec(v, 5, 23, 1, 0, 12 + 256, 0);
+	TRY(plan_check(v, E3MP_HOME_INLINE, p));
+	apply(v, p);
+	TRY(plan_check(v, E3MP_HOME_INODE, p2));
+	for (i = 0; i < v->nrec; i++) {
+		const struct ind_rec *r = &v->rec[i];
+
+		if (kept(v, E3MP_HOME_INLINE, i)) {
+			first++;
+			EXPECT(slot_idx(p2, r->dest) >= 0, "first IND of "
+			       "ino %u: %llu -> %llu, not into an MC", r->ino,
+			       ULL(r->blk), ULL(r->dest));
+		}
+		EXPECT(r->ino != 5 || r->dest == r->blk, "ino 5 (no first "
+		       "IND) moves %llu -> %llu", ULL(r->blk), ULL(r->dest));
+	}
+	EXPECT(first == 6 && p2->ind_moved >= first, "%u first INDs, %llu "
+	       "moved", first, ULL(p2->ind_moved));
+	return 0;
+}
+
 /* --- random layouts ------------------------------------------------------ */
 
 static __u64 rng_state;
@@ -2485,6 +2637,53 @@ static int random_idempotent(enum e3mp_homing h)
 	return 0;
 }
 
+/*
+ * A volume packed by inode homing (with room enough, no MC overflowing
+ * past the last group), then planned by the inline rule: nothing moves,
+ * since the first INDs it keeps were slots of the MCs the other records'
+ * runs sit in, and those runs are still in place without them.
+ */
+static int case_random_inode_then_inline(void)
+{
+	unsigned seed, tried = 0, bad = 0;
+	char first[2048] = "";
+
+	for (seed = 0; seed < NSEED; seed++) {
+		struct vol *v;
+		struct mp_plan *p, *p2;
+		char buf[512];
+
+		cleanup();
+		v = random_vol(seed, E3MP_HOME_INODE);
+		p = new_plan();
+		p2 = new_plan();
+		if (plan_check(v, E3MP_HOME_INODE, p))
+			return fail("seed %u: invalid plan", seed);
+		/*
+		 * Not promised: short of space, or the cursor wrapped (runs
+		 * before their home MC are laid out again, and the slots
+		 * the kept first INDs leave shift where they land).
+		 */
+		if (p->no_space || p->unclustered ||
+		    wrapped(v, p, E3MP_HOME_INODE))
+			continue;
+		tried++;
+		apply(v, p);
+		if (plan_check(v, E3MP_HOME_INLINE, p2))
+			return fail("seed %u: invalid inline plan: %.1900s",
+				    seed, why);
+		if (p2->nmv[0] + p2->nmv[1] == 0)
+			continue;
+		describe_moves(p2, buf, sizeof(buf));
+		if (!bad++)
+			snprintf(first, sizeof(first), "seed %u:%s", seed,
+				 buf);
+	}
+	EXPECT(!bad && tried > NSEED / 4, "%u of %u layouts move under the "
+	       "inline rule; first: %s", bad, tried, first);
+	return 0;
+}
+
 static int case_random_valid_inode(void)
 {
 	return random_valid(E3MP_HOME_INODE);
@@ -2503,6 +2702,16 @@ static int case_random_idempotent_inode(void)
 static int case_random_idempotent_data(void)
 {
 	return random_idempotent(E3MP_HOME_DATA);
+}
+
+static int case_random_valid_inline(void)
+{
+	return random_valid(E3MP_HOME_INLINE);
+}
+
+static int case_random_idempotent_inline(void)
+{
+	return random_idempotent(E3MP_HOME_INLINE);
 }
 
 int main(void)
@@ -2584,6 +2793,15 @@ int main(void)
 	run_case("idempotent: displaced record", case_idem_displaced);
 	run_case("idempotent: first_data_block 1, short last group",
 		 case_idem_fdb1_short);
+	run_case("inline rule: a first IND stays, the others are packed",
+		 case_inline_first_ind_stays);
+	run_case("inline rule: a first IND in the zone is never evicted",
+		 case_inline_kept_not_evicted);
+	run_case("inline rule: idempotent", case_inline_idempotent);
+	run_case("inode homing, then the inline rule: nothing moves",
+		 case_switch_inode_to_inline);
+	run_case("the inline rule, then inode homing: first INDs move",
+		 case_switch_inline_to_inode);
 	run_case("incremental: new file in a group with packed files",
 		 case_incremental_same_group);
 	run_case("incremental: new file with a lower inode number",
@@ -2600,5 +2818,11 @@ int main(void)
 		 case_random_idempotent_inode);
 	run_case("random layouts, data homing: idempotent",
 		 case_random_idempotent_data);
+	run_case("random layouts, inline rule: every plan valid",
+		 case_random_valid_inline);
+	run_case("random layouts, inline rule: idempotent",
+		 case_random_idempotent_inline);
+	run_case("random layouts, inode homing then the inline rule: "
+		 "nothing moves", case_random_inode_then_inline);
 	return unit_done();
 }
