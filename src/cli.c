@@ -40,8 +40,8 @@ void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: e3metapack [-fnpv] [-z undo_file] [-d debug_flags] [--json]\n"
-"                  [--home=inode|data] [--mc-max=percent] [--partition=N]\n"
-"                  [-V] [-h] device\n"
+"                  [--home=inode|data|inline] [--mc-max=percent]\n"
+"                  [--partition=N] [-V] [-h] device\n"
 "\n"
 "Move every indirect block of an unmounted ext2/ext3 volume into the\n"
 "metacluster at the tail of its block group, so e2fsck reads them in\n"
@@ -55,7 +55,7 @@ void usage(FILE *f)
 "  -z, --undo=FILE     undo file (\"none\": no undo file)\n"
 "  -d, --debug=FLAGS   debug output: 1 planned moves, 2 copies\n"
 "      --json          print the report as one JSON object\n"
-"      --home=RULE     inode (default) or data: which group's metacluster\n"
+"      --home=RULE     inode (default), data or inline: the layout rule\n"
 "      --mc-max=PCT    metacluster at most PCT%% (1-50) of a group (default %d)\n"
 "      --partition=N   of a whole-disk image, process partition N only\n"
 "  -V, --version       print the version and exit\n"
@@ -102,6 +102,8 @@ static errcode_t parse_one(int c, struct e3mp_options *opt)
 			opt->homing = E3MP_HOME_INODE;
 		else if (!strcmp(optarg, "data"))
 			opt->homing = E3MP_HOME_DATA;
+		else if (!strcmp(optarg, "inline"))
+			opt->homing = E3MP_HOME_INLINE;
 		else
 			return opt->bad = "--home", EINVAL;
 		break;

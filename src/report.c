@@ -23,9 +23,17 @@ const char *volume_label(const struct e3mp *mp)
 	return buf;
 }
 
+/* The --home value in force: the rule the report calls "rule". */
 static const char *homing_name(enum e3mp_homing h)
 {
-	return h == E3MP_HOME_DATA ? "data" : "inode";
+	switch (h) {
+	case E3MP_HOME_DATA:
+		return "data";
+	case E3MP_HOME_INLINE:
+		return "inline";
+	default:
+		return "inode";
+	}
 }
 
 static __u64 ind_total(const struct e3mp *mp)
@@ -87,10 +95,10 @@ static void report_json(struct e3mp *mp, FILE *f, const char *status,
 
 	json_head(mp, f);
 	fprintf(f, ",\"block_size\":%u,\"groups\":%u,\"homing\":\"%s\","
-		"\"mc_max_pct\":%u,\"dry_run\":%s,",
+		"\"rule\":\"%s\",\"mc_max_pct\":%u,\"dry_run\":%s,",
 		mp->fs ? mp->fs->blocksize : 0, mp->geom.group_count,
-		homing_name(mp->opt.homing), mp->opt.mc_max_pct,
-		mp->opt.dry_run ? "true" : "false");
+		homing_name(mp->opt.homing), homing_name(mp->opt.homing),
+		mp->opt.mc_max_pct, mp->opt.dry_run ? "true" : "false");
 	fprintf(f, "\"inodes\":{\"scanned\":%llu,\"block_mapped\":%llu,"
 		"\"with_indirect\":%llu,\"skipped_extent\":%llu,"
 		"\"skipped_inline\":%llu,\"skipped_fast_symlink\":%llu,"
@@ -113,13 +121,15 @@ static void report_json(struct e3mp *mp, FILE *f, const char *status,
 	json_figures(f, "after", &p->after);
 	fprintf(f, ",\"metacluster_groups\":%llu,"
 		"\"moves\":{\"indirect\":%llu,\"data_evacuated\":%llu,"
-		"\"temporary\":%llu,\"unclustered\":%llu,\"no_space\":%llu},",
+		"\"temporary\":%llu,\"unclustered\":%llu,\"no_space\":%llu,"
+		"\"kept_inline\":%llu},",
 		(unsigned long long) p->mc_groups,
 		(unsigned long long) p->ind_moved,
 		(unsigned long long) p->data_evacuated,
 		(unsigned long long) p->temp_moves,
 		(unsigned long long) p->unclustered,
-		(unsigned long long) p->no_space);
+		(unsigned long long) p->no_space,
+		(unsigned long long) p->kept_inline);
 	fputs("\"undo_file\":", f);
 	if (mp->undo_path && !mp->opt.dry_run)
 		json_string(f, mp->undo_path);
@@ -145,6 +155,12 @@ static void report_text(struct e3mp *mp, FILE *f)
 		"metacluster at most %u%% of a group\n", volume_label(mp),
 		mp->fs->blocksize, mp->geom.group_count,
 		homing_name(mp->opt.homing), mp->opt.mc_max_pct);
+	if (mp->opt.homing == E3MP_HOME_INLINE)
+		fprintf(f, "Layout rule: inline (%llu first IND blocks stay "
+			"where they are)\n",
+			(unsigned long long) p->kept_inline);
+	else
+		fprintf(f, "Layout rule: %s\n", homing_name(mp->opt.homing));
 	fprintf(f, "Inodes: %llu in use, %llu block-mapped, "
 		"%llu with indirect blocks\n",
 		(unsigned long long) st->inodes_scanned,

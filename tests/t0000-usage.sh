@@ -69,6 +69,7 @@ VALID="
 	-z $T/undo.e2undo $NOPE
 	--home=inode $NOPE
 	--home=data $NOPE
+	--home=inline $NOPE
 	--mc-max=1 $NOPE
 	--mc-max=50 $NOPE
 	--mc-max=50 --home=data -n $NOPE

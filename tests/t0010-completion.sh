@@ -34,8 +34,9 @@ diff -u "$T/help.names" "$T/offered.names" >&2 ||
 [ "$(wc -l <"$T/help.names")" -ge 20 ] ||
 	fail "only $(wc -l <"$T/help.names") options found in --help"
 
-[ "$(complete_words e3metapack --home '' | tr '\n' ' ')" = "data inode " ] ||
-	fail "--home does not complete to inode and data"
+[ "$(complete_words e3metapack --home '' | tr '\n' ' ')" = \
+  "data inline inode " ] ||
+	fail "--home does not complete to inode, data and inline"
 complete_words e3metapack -z n | grep -qx none ||
 	fail "-z does not offer none"
 touch "$T/disk.img"

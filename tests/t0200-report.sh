@@ -50,8 +50,30 @@ count_extent_inodes() {
 	echo "$n"
 }
 
+# first_inds IMG MANIFEST: inodes (those of MANIFEST, and the journal
+# unless E3MP_COUNT_JOURNAL=0) whose i_block[12] maps an IND block: in
+# debugfs stat's block list an "(IND)" comes before any "(DIND)".
+first_inds() {
+	local img=$1 man=$2 j
+	{
+		awk '$1 != "#" { sub(/^ino=/, "", $2); print $2 }' "$man"
+		if [ "${E3MP_COUNT_JOURNAL:-1}" = 1 ]; then
+			j=$(sb_field "$img" 'Journal inode')
+			[ -z "$j" ] || echo "$j"
+		fi
+	} | sort -un | sed 's/.*/stat <&>/' >"$RUN_DIR/first.cmds"
+	debugfs -f "$RUN_DIR/first.cmds" "$img" 2>/dev/null |
+	awk '
+		/^Inode: [0-9]+ / { cur = $2 }
+		match($0, /\((IND|DIND|TIND)\):/) && !(cur in seen) {
+			seen[cur] = 1
+			if (substr($0, RSTART, RLENGTH) == "(IND):") n++
+		}
+		END { print n + 0 }'
+}
+
 # The documented fields of the JSON report, as a jq projection.
-DOCUMENTED='{device, block_size, groups, homing, dry_run,
+DOCUMENTED='{device, block_size, groups, homing, rule, dry_run,
 	inodes: (.inodes | {scanned, block_mapped, with_indirect,
 		skipped_extent, skipped_inline, skipped_fast_symlink,
 		skipped_special}),
@@ -59,7 +81,7 @@ DOCUMENTED='{device, block_size, groups, homing, dry_run,
 	before: (.before | {in_metacluster, groups, fsck_reads, fsck_seeks}),
 	after: (.after | {in_metacluster, groups, fsck_reads, fsck_seeks}),
 	moves: (.moves | {indirect, data_evacuated, temporary, unclustered,
-		no_space}),
+		no_space, kept_inline}),
 	undo_file, status, exit_code}'
 
 expect_eq() {
@@ -88,6 +110,7 @@ report_case() {
 	groups=$(((blocks - first + bpg - 1) / bpg))
 	expect_eq groups "$(json_int groups)" "$groups"
 	expect_eq homing "$(json_get homing)" inode
+	expect_eq rule "$(json_get rule)" inode
 	expect_eq dry_run "$(json_get dry_run)" true
 	expect_eq exit_code "$(json_int exit_code)" "$RUN_RC"
 	case $RUN_RC in
@@ -148,6 +171,7 @@ report_case() {
 	for f in indirect data_evacuated temporary unclustered no_space; do
 		json_int "moves.$f" >/dev/null
 	done
+	expect_eq moves.kept_inline "$(json_int moves.kept_inline)" 0
 	local moved
 	moved=$(($(json_int moves.indirect) + $(json_int moves.data_evacuated)))
 	if [ "$RUN_RC" = 0 ]; then
@@ -171,11 +195,32 @@ report_case() {
 	expect_exit 0 1
 	expect_json
 	expect_eq homing "$(json_get homing)" data
+	expect_eq rule "$(json_get rule)" data
 	expect_eq indirect.total "$(json_int indirect.total)" "$total"
 
-	# without --json: a human report, and still nothing written
+	# --home=inline: every file's first IND (one per inode that has an
+	# IND in i_block[12]: the IND count less the ones under a DIND or
+	# TIND) is kept, so kept + in MCs + unclustered = total
+	run_tool -n --json --home=inline "$img"
+	expect_exit 0 1
+	expect_json
+	expect_eq rule "$(json_get rule)" inline
+	expect_eq indirect.total "$(json_int indirect.total)" "$total"
+	expect_eq "moves.kept_inline + after.in_metacluster + unclustered" \
+		$(($(json_int moves.kept_inline) + \
+		   $(json_int after.in_metacluster) + \
+		   $(json_int moves.unclustered))) "$total"
+	expect_eq moves.kept_inline "$(json_int moves.kept_inline)" \
+		"$(first_inds "$img" "$MAN")"
+
+	# without --json: a human report naming the rule, and still nothing
+	# written
 	run_tool -n -v "$img"
 	expect_exit "$(json_int exit_code "$RUN_DIR/report.json")"
+	expect_stdout_grep '^Layout rule: inode$'
+	run_tool -n --home=inline "$img"
+	expect_exit 0 1
+	expect_stdout_grep '^Layout rule: inline \([0-9]+ first IND blocks'
 	expect_unchanged "$img"
 }
 
