@@ -4,12 +4,19 @@
 # manifest helper and, independently, debugfs rdump), the indirect blocks
 # now sit in metaclusters, a second run has nothing to do and writes
 # nothing, and e2undo with the undo file gives back the original image
-# byte for byte.
+# byte for byte.  Every layout rule (--home=inode, data, inline) has
+# cases.
 #
 # Case variables: the image (see mkimg.sh), and
 #   ARGS        extra e3metapack arguments for every run (e.g. --home=data)
 #   MC_MIN_PCT  after the run, at least this % of the indirect blocks must
-#               be in a metacluster (99; 0: not checked, for full volumes)
+#               be in a metacluster (99; 0: not checked, for full volumes);
+#               under --home=inline, of those the rule does not keep
+#   SWITCH      after the repack, run again under --home=SWITCH: inline
+#               after inode homing must move nothing (exit 1, nothing
+#               written); inode after the inline rule must put every
+#               indirect block into a metacluster (the first INDs too),
+#               and its own undo file must give back the packed image
 #   SECOND_RC   exit code of the run after the repack (1)
 #   SLOW=1      only with E3MP_SLOW=1
 
@@ -21,7 +28,7 @@ need e2undo cmp
 
 CASES='
 name=ext2-1k-mixed      BS=1024 FSTYPE=ext2           PROFILE=mixed SIZE=64M
-name=ext3-1k-mixed      BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M
+name=ext3-1k-mixed      BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  SWITCH=inline
 name=ext2-2k-mixed      BS=2048 FSTYPE=ext2           PROFILE=mixed SIZE=64M
 name=ext3-4k-mixed      BS=4096 FSTYPE=ext3           PROFILE=mixed SIZE=128M GPB=8192
 name=e4nf-1k-mixed      BS=1024 FSTYPE=ext4noext-flex PROFILE=mixed SIZE=64M
@@ -38,6 +45,8 @@ name=ext2-1k-full       BS=1024 FSTYPE=ext2           PROFILE=full  SIZE=32M  MC
 name=ext3-4k-full       BS=4096 FSTYPE=ext3           PROFILE=full  SIZE=64M  GPB=4096 MC_MIN_PCT=0
 name=ext3-1k-homedata   BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  ARGS=--home=data
 name=e4nf-2k-homedata   BS=2048 FSTYPE=ext4noext-flex PROFILE=aged  SIZE=128M ARGS=--home=data
+name=ext3-1k-inline     BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  ARGS=--home=inline SWITCH=inode
+name=ext2-1k-tind-inline BS=1024 FSTYPE=ext2          PROFILE=tind  SIZE=32M  ARGS=--home=inline
 name=ext3-4k-tind       BS=4096 FSTYPE=ext3           PROFILE=tind  SIZE=128M GPB=8192 SLOW=1
 name=ext3-4k-aged       BS=4096 FSTYPE=ext3           PROFILE=aged  SIZE=512M SLOW=1
 name=ext2-1k-aged-big   BS=1024 FSTYPE=ext2           PROFILE=aged  SIZE=256M AGED_FILES=800 SLOW=1
@@ -52,6 +61,33 @@ expect_clustered() {
 		     "metacluster, expected at least $pct%"
 }
 
+# switch_rule IMG TOTAL: the run under --home=$SWITCH (see the header).
+switch_rule() {
+	local img=$1 total=$2 packed=$RUN_DIR/packed.img u=$RUN_DIR/u3.e2undo
+	cp --sparse=always "$img" "$packed"
+	record_sha "$img"
+	run_tool -z "$u" --home="$SWITCH" "$img"
+	case $SWITCH in
+	inline)
+		expect_exit 1
+		expect_unchanged "$img"
+		return ;;
+	esac
+	expect_exit 0
+	fsck_clean "$img"
+	same_content "$RUN_DIR/orig.manifest" "$img"
+	run_tool -n --json --home="$SWITCH" "$img"
+	expect_exit 1
+	[ "$(json_int before.in_metacluster)" = "$total" ] ||
+		fail "after the switch to $SWITCH:" \
+		     "$(json_int before.in_metacluster) of $total indirect" \
+		     "blocks in a metacluster"
+	undo_replay "$u" "$img"
+	cmp "$packed" "$img" >&2 ||
+		fail "e2undo of the switch does not give back the packed image"
+	rm -f "$packed"
+}
+
 undo_replay() {
 	if ! e2undo "$1" "$2" >"$RUN_DIR/e2undo.log" 2>&1; then
 		cat "$RUN_DIR/e2undo.log" >&2
@@ -61,7 +97,7 @@ undo_replay() {
 
 repack_case() {
 	local img=$RUN_DIR/img undo=$RUN_DIR/u.e2undo pct=${MC_MIN_PCT:-99}
-	local total
+	local total kept
 	ARGS=${ARGS:-}
 
 	mkimg "$img"
@@ -78,6 +114,12 @@ repack_case() {
 	expect_json
 	total=$(json_int indirect.total)
 	[ "$total" -gt 0 ] || fail "indirect.total is 0 on a fresh image"
+	kept=$(json_int moves.kept_inline)
+	case " $ARGS " in
+	*" --home=inline "*) [ "$kept" -gt 0 ] ||
+		fail "the inline rule keeps no first IND block" ;;
+	*) [ "$kept" = 0 ] || fail "moves.kept_inline $kept, not inline" ;;
+	esac
 
 	# the real run
 	# shellcheck disable=SC2086
@@ -98,10 +140,15 @@ repack_case() {
 		     "$(json_int indirect.total)"
 	if [ "$pct" -gt 0 ]; then
 		expect_clustered before.in_metacluster \
-			"$(json_int before.in_metacluster)" "$total" "$pct"
+			"$(json_int before.in_metacluster)" \
+			$((total - kept)) "$pct"
 		expect_clustered after.in_metacluster \
-			"$(json_int after.in_metacluster)" "$total" "$pct"
+			"$(json_int after.in_metacluster)" \
+			$((total - kept)) "$pct"
 	fi
+	[ "$(json_int moves.kept_inline)" = "$kept" ] ||
+		fail "moves.kept_inline changed from $kept to" \
+		     "$(json_int moves.kept_inline)"
 	info "in metacluster after the repack:" \
 	     "$(json_int before.in_metacluster) of $total;" \
 	     "groups $(json_int before.groups);" \
@@ -119,6 +166,7 @@ repack_case() {
 		same_content "$RUN_DIR/orig.manifest" "$img"
 		undo_replay "$RUN_DIR/u2.e2undo" "$img"
 	fi
+	[ -z "${SWITCH:-}" ] || switch_rule "$img" "$total"
 
 	# the undo file gives back the original, byte for byte
 	undo_replay "$undo" "$img"

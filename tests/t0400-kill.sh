@@ -20,6 +20,7 @@
 #
 # Every K is checked; a failure names the case (image type) and the K,
 # and the test fails at the end of the case with the list of bad K.
+# --home=data and --home=inline each get a sample of a few kill points.
 #
 # Case variables: the image (see mkimg.sh), and
 #   KILLS   how many kill points in the default run (12); with E3MP_SLOW=1
@@ -44,6 +45,8 @@ CASES='
 name=ext2-1k-tind     BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M
 name=ext2-1k-full     BS=1024 FSTYPE=ext2           PROFILE=full  SIZE=32M
 name=ext3-4k-mixed    BS=4096 FSTYPE=ext3           PROFILE=mixed SIZE=128M GPB=8192
+name=ext2-1k-tind-data   BS=1024 FSTYPE=ext2       PROFILE=tind  SIZE=32M  ARGS=--home=data   KILLS=3
+name=ext2-1k-tind-inline BS=1024 FSTYPE=ext2       PROFILE=tind  SIZE=32M  ARGS=--home=inline KILLS=4
 name=ext3-4k-full     BS=4096 FSTYPE=ext3           PROFILE=full  SIZE=64M  GPB=4096 SLOW=1
 name=e4csum-1k-aged   BS=1024 FSTYPE=ext4noext-flex PROFILE=aged  SIZE=64M  SLOW=1
 name=ext3-1k-homedata BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  ARGS=--home=data SLOW=1
