@@ -584,7 +584,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		apply(t, data + 2, size - 2);
 	memset(&mp, 0, sizeof(mp));
 	mp.opt.dry_run = 1;
-	mp.opt.homing = (opts & 1) ? E3MP_HOME_DATA : E3MP_HOME_INODE;
+	/* the inline rule where the MC percentage field wraps (50-63) */
+	mp.opt.homing = (opts & 1) ? E3MP_HOME_DATA :
+			((opts >> 1) & 63) >= 50 ? E3MP_HOME_INLINE :
+			E3MP_HOME_INODE;
 	mp.opt.mc_max_pct = 1 + ((opts >> 1) & 63) % 50;
 	mp.opt.json = !!(opts & 0x80);
 	mp.opt.spec = t->fdpath;
