@@ -30,11 +30,10 @@
  *    before it passes the write down.  And it copies the volume's
  *    superblock into the undo file only when it saves a new block;
  *    e2undo refuses a file whose copy differs from the volume's
- *    superblock.  So before each write that changes the primary
- *    superblock reaches the volume, the copy and its checksum in the
- *    header are set to what the superblock is about to become (and put
- *    back if that write fails): a kill or an error between any two
- *    writes finds them equal.
+ *    superblock.  So after each write that changes the primary
+ *    superblock, the copy and its checksum in the header are brought up
+ *    to date, before any other write reaches the volume; if that fails,
+ *    the old superblock is put back.
  *
  *  - A sealed undo file after its first failed write (ENOSPC, EDQUOT,
  *    EFBIG, EIO).  The undo manager has by then counted the block it
@@ -132,8 +131,8 @@ static errcode_t write_failed(io_channel inner, unsigned long block,
 
 /*
  * Every write to the undo file.  The first that fails seals the file;
- * @repair is for putting back the superblock copy and header after a
- * failed update of them (see volume_write()), the one write allowed then.
+ * @repair is for putting back the superblock copy after a failed update
+ * of it (see undo_super_follow()), the one write allowed then.
  */
 static errcode_t undo_write(unsigned long long blk, int count,
 			    const void *buf, int repair)
@@ -157,7 +156,7 @@ static void header_mark_finished(struct undo_header *h)
 			offsetof(struct undo_header, header_crc)));
 }
 
-/* The header as the undo manager last wrote it, or as a reopened file has it. */
+/* The header as last written, or as a continued undo file has it. */
 static errcode_t header_current(void)
 {
 	errcode_t err;
@@ -176,15 +175,16 @@ static errcode_t header_current(void)
  * Make the undo file's copy of the superblock, and the header's checksum
  * of it, say @sb.  (The copy is kept with s_magic inverted, so that the
  * undo file is never mistaken for a filesystem.)  Copy first, header
- * second: if the header write fails, the caller puts the old copy back.
+ * second; *@copied says whether the copy was written.
  */
 static errcode_t undo_super_set(const struct ext2_super_block *sb,
-				int repair)
+				int repair, int *copied)
 {
 	struct ext2_super_block copy = *sb;
 	struct undo_header h;
 	errcode_t err;
 
+	*copied = 0;
 	err = header_current();
 	if (err)
 		return err;
@@ -195,8 +195,10 @@ static errcode_t undo_super_set(const struct ext2_super_block *sb,
 	copy.s_magic = ~copy.s_magic;
 	err = undo_write(ext2fs_le64_to_cpu(h.super_offset), -SUPERBLOCK_SIZE,
 			 &copy, repair);
-	if (!err)
-		err = undo_write(0, -(int) sizeof(h), &h, repair);
+	if (err)
+		return err;
+	*copied = 1;
+	err = undo_write(0, -(int) sizeof(h), &h, repair);
 	if (!err)
 		st.hdr = h;
 	return err;
@@ -212,6 +214,36 @@ static errcode_t super_read(io_channel inner, void *sb)
 	if (!err)
 		err = io_channel_read_blk64(inner, 1, -SUPERBLOCK_SIZE, sb);
 	io_channel_set_blksize(inner, bs);
+	return err;
+}
+
+static errcode_t super_write(io_channel inner, const void *sb)
+{
+	int bs = inner->block_size;
+	errcode_t err;
+
+	err = io_channel_set_blksize(inner, SUPERBLOCK_OFFSET);
+	if (!err)
+		err = io_channel_write_blk64(inner, 1, -SUPERBLOCK_SIZE, sb);
+	io_channel_set_blksize(inner, bs);
+	return err;
+}
+
+/*
+ * The volume's primary superblock went from @old to @new: make the undo
+ * file's copy say so.  If the undo file cannot be written, @old goes
+ * back on the volume (and into the copy, if only the header failed), so
+ * that the undo file, sealed now, still describes the volume.
+ */
+static errcode_t undo_super_follow(io_channel inner,
+				   const struct ext2_super_block *old,
+				   const struct ext2_super_block *new)
+{
+	int copied, again;
+	errcode_t err = undo_super_set(new, 0, &copied);
+
+	if (err && !super_write(inner, old) && copied)
+		undo_super_set(old, 1, &again);
 	return err;
 }
 
@@ -253,10 +285,10 @@ static errcode_t super_before_after(io_channel inner, const struct vwrite *w,
 
 /*
  * A write to the volume.  One that changes the primary superblock has
- * the undo file's copy of it brought up to date first, and put back if
- * the write fails, so that the two never differ for longer than the one
- * write that changes them; if the copy cannot be updated, the write is
- * not made.
+ * the undo file's copy of it follow; e2undo refuses a file whose copy
+ * differs from the volume's superblock.  (Updating the copy after the
+ * write, not before, keeps the window in which they differ free of
+ * volume writes: a kill at any volume write finds them equal.)
  */
 static errcode_t volume_write(io_channel ch, const struct vwrite *w)
 {
@@ -264,7 +296,7 @@ static errcode_t volume_write(io_channel ch, const struct vwrite *w)
 	struct ext2_super_block old, new;
 	int super = st.undo && w->start < SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE &&
 		    w->start + w->len > SUPERBLOCK_OFFSET;
-	errcode_t err = 0;
+	errcode_t err;
 
 	if (super) {
 		err = super_before_after(inner, w, &old, &new);
@@ -272,20 +304,11 @@ static errcode_t volume_write(io_channel ch, const struct vwrite *w)
 			return err;
 		super = memcmp(&old, &new, sizeof(old)) != 0;
 	}
-	if (super) {
-		err = undo_super_set(&new, 0);
-		if (err) {
-			/* the copy may be new and the header not: undo it */
-			undo_super_set(&old, 1);
-			return err;
-		}
-	}
 	err = vwrite_do(inner, w);
-	if (err && super)
-		undo_super_set(&old, 1);
-	if (!err)
-		st.mp->dev_writes++;
-	return err;
+	if (err)
+		return err;
+	st.mp->dev_writes++;
+	return super ? undo_super_follow(inner, &old, &new) : 0;
 }
 
 static errcode_t layer_open(const char *name, int flags, io_channel *ret)
