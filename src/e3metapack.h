@@ -118,6 +118,9 @@ struct e3mp {
 	char			*undo_path;	/* undo file in use, or NULL */
 	int			undo_created;	/* it did not exist before */
 	const char		*undo_dir_made;	/* default dir, created now */
+	__u32			undo_unit;	/* bytes the undo manager saves */
+	__u64			undo_bound;	/* undo file at most; 0: none */
+	__u64			undo_avail;	/* free for it (statvfs) */
 	int			mount_flags;	/* EXT2_MF_* of the device */
 	int			writes_started;	/* set before the first write */
 	unsigned long		dev_writes;	/* writes that reached it */
@@ -185,7 +188,13 @@ errcode_t io_checked(struct e3mp *mp, errcode_t err);
 
 /* undo.c */
 errcode_t undo_setup(struct e3mp *mp, io_manager *io);
+__u32 undo_unit_size(const struct e3mp *mp);
+errcode_t undo_space_check(struct e3mp *mp);
+errcode_t undo_replayable(const struct e3mp *mp, const char **why);
 void undo_discard_unused(struct e3mp *mp);
+
+/* undobound.c */
+errcode_t undo_bound(const struct e3mp *mp, __u32 unit, __u64 *bytes);
 
 /* scan.c */
 errcode_t inode_scan_and_record(struct e3mp *mp);

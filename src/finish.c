@@ -44,27 +44,17 @@ static errcode_t flush(struct e3mp *mp)
 }
 
 /*
- * libext2fs's undo manager saves old contents in units of its own block
- * size, by default the filesystem's, and for each unit it saves it also
- * rewrites its key block, the undo header and its copy of the
- * superblock, which it reads back from the device first.  The copies
- * land in long runs (metacluster slots, evacuation targets), so a
- * bigger unit saves the same bytes in far fewer requests; 32 KiB is
- * what mke2fs uses.  The unit must be set before the first write; an
- * undo file being continued keeps its own.  libext2fs 1.47 rounds to
- * the unit from the start of the device, not of the partition, so a
- * partition offset that is not a multiple of it keeps the default.
+ * The undo unit (undo.c's undo_unit_size(), as undo_space_check() found
+ * it) must be set before the first write; an undo file being continued
+ * keeps its own, whatever is set.
  */
-#define UNDO_UNIT	32768
-
 static errcode_t undo_unit(struct e3mp *mp)
 {
 	char opt[32];
 
-	if (!mp->undo_path || mp->fs->blocksize >= UNDO_UNIT ||
-	    (mp->part && mp->part->offset % UNDO_UNIT))
+	if (!mp->undo_path || mp->undo_unit <= mp->fs->blocksize)
 		return 0;
-	snprintf(opt, sizeof(opt), "tdb_data_size=%u", UNDO_UNIT);
+	snprintf(opt, sizeof(opt), "tdb_data_size=%u", mp->undo_unit);
 	return io_channel_set_options(mp->fs->io, opt);
 }
 

@@ -28,15 +28,34 @@
  *    with the finished flag set: the file is complete for every write
  *    that has reached the volume, since the undo manager saves a block
  *    before it passes the write down.  And it copies the volume's
- *    superblock into the undo file only when it saves a new block; a
- *    later write to the already saved superblock would leave e2undo
- *    comparing against a stale copy and refusing.  After each write that
- *    touches the primary superblock, the copy and its checksum in the
- *    header are brought up to date.
+ *    superblock into the undo file only when it saves a new block;
+ *    e2undo refuses a file whose copy differs from the volume's
+ *    superblock.  So after each write that changes the primary
+ *    superblock, the copy and its checksum in the header are brought up
+ *    to date, before any other write reaches the volume; if that fails,
+ *    the old superblock is put back.
+ *
+ *  - A sealed undo file after its first failed write (ENOSPC, EDQUOT,
+ *    EFBIG, EIO).  The undo manager has by then counted the block it
+ *    failed to save; any later index it writes (at the next save, or
+ *    when it closes) would name data the file does not hold, and e2undo
+ *    would fail on it.  A failed write in the undo manager's order (the
+ *    data, then its key block, then the header and the superblock copy)
+ *    leaves the file as it was before that save, whatever step failed;
+ *    so nothing more is written to it, and the write the save protected
+ *    never reaches the volume.  undo.c checks the result the way e2undo
+ *    will before main.c prints an e2undo command.
  *
  *  - A flush of the volume first syncs the undo file, so that at every
  *    barrier of the write order (finish.c) the undo file on stable
  *    storage covers everything the volume has on it.
+ *
+ * These work around libext2fs 1.47's undo_io.c, which writes the
+ * finished flag only at close and the superblock copy only with a new
+ * block, and goes on writing its indexes after a failed save.  Upstream,
+ * undo_write_tdb() would need to mark the header finished with each
+ * index it writes, refresh the copy on every superblock write, and stop
+ * using the file after a failed write; this layer could then go.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -44,15 +63,7 @@
 #include <string.h>
 
 #include "e3metapack.h"
-
-/* The undo file's header, as lib/ext2fs/undo_io.c and e2undo lay it out. */
-#define UNDO_MAGIC		"E2UNDO02"
-#define UNDO_HDR_SIZE		512
-#define UNDO_SUPER_OFF		16	/* __le64 super_offset (undo blocks) */
-#define UNDO_SB_CRC_OFF		40	/* __le32 sb_crc */
-#define UNDO_STATE_OFF		44	/* __le32 state */
-#define UNDO_HDR_CRC_OFF	508	/* __le32 header_crc */
-#define UNDO_STATE_FINISHED	0x1
+#include "undofmt.h"
 
 struct layer {
 	io_channel	inner;		/* the unix_io channel */
@@ -63,8 +74,9 @@ struct layer {
 static struct {
 	struct e3mp	*mp;
 	io_channel	undo;		/* the undo file's unix_io channel */
-	unsigned char	hdr[UNDO_HDR_SIZE];	/* as last written */
+	struct undo_header hdr;		/* as last written */
 	int		have_hdr;
+	errcode_t	sealed;		/* first failed write to the undo file */
 } st;
 
 static struct struct_io_manager layer_manager;
@@ -117,15 +129,79 @@ static errcode_t write_failed(io_channel inner, unsigned long block,
 	return err;
 }
 
-static void header_mark_finished(unsigned char *h)
+/*
+ * Every write to the undo file.  The first that fails seals the file;
+ * @repair is for putting back the superblock copy after a failed update
+ * of it (see undo_super_follow()), the one write allowed then.
+ */
+static errcode_t undo_write(unsigned long long blk, int count,
+			    const void *buf, int repair)
 {
-	__u32 v;
+	errcode_t err;
 
-	memcpy(&v, h + UNDO_STATE_OFF, 4);
-	v = ext2fs_cpu_to_le32(ext2fs_le32_to_cpu(v) | UNDO_STATE_FINISHED);
-	memcpy(h + UNDO_STATE_OFF, &v, 4);
-	v = ext2fs_cpu_to_le32(ext2fs_crc32c_le(~0, h, UNDO_HDR_CRC_OFF));
-	memcpy(h + UNDO_HDR_CRC_OFF, &v, 4);
+	if (st.sealed && !repair)
+		return st.sealed;
+	err = io_channel_write_blk64(st.undo, blk, count, buf);
+	if (err && !st.sealed)
+		st.sealed = err;
+	return err;
+}
+
+static void header_mark_finished(struct undo_header *h)
+{
+	h->state = ext2fs_cpu_to_le32(ext2fs_le32_to_cpu(h->state) |
+				      UNDO_STATE_FINISHED);
+	h->header_crc = ext2fs_cpu_to_le32(ext2fs_crc32c_le(~0,
+			(unsigned char *) h,
+			offsetof(struct undo_header, header_crc)));
+}
+
+/* The header as last written, or as a continued undo file has it. */
+static errcode_t header_current(void)
+{
+	errcode_t err;
+
+	if (st.have_hdr)
+		return 0;
+	err = io_channel_read_blk64(st.undo, 0, -(int) sizeof(st.hdr),
+				    &st.hdr);
+	if (!err && memcmp(st.hdr.magic, UNDO_MAGIC, 8))
+		err = EXT2_ET_UNDO_FILE_CORRUPT;
+	st.have_hdr = !err;
+	return err;
+}
+
+/*
+ * Make the undo file's copy of the superblock, and the header's checksum
+ * of it, say @sb.  (The copy is kept with s_magic inverted, so that the
+ * undo file is never mistaken for a filesystem.)  Copy first, header
+ * second; *@copied says whether the copy was written.
+ */
+static errcode_t undo_super_set(const struct ext2_super_block *sb,
+				int repair, int *copied)
+{
+	struct ext2_super_block copy = *sb;
+	struct undo_header h;
+	errcode_t err;
+
+	*copied = 0;
+	err = header_current();
+	if (err)
+		return err;
+	h = st.hdr;
+	h.sb_crc = ext2fs_cpu_to_le32(ext2fs_crc32c_le(~0,
+			(const unsigned char *) sb, SUPERBLOCK_SIZE));
+	header_mark_finished(&h);
+	copy.s_magic = ~copy.s_magic;
+	err = undo_write(ext2fs_le64_to_cpu(h.super_offset), -SUPERBLOCK_SIZE,
+			 &copy, repair);
+	if (err)
+		return err;
+	*copied = 1;
+	err = undo_write(0, -(int) sizeof(h), &h, repair);
+	if (!err)
+		st.hdr = h;
+	return err;
 }
 
 /* Read the primary superblock of the volume behind @inner. */
@@ -141,45 +217,98 @@ static errcode_t super_read(io_channel inner, void *sb)
 	return err;
 }
 
-/*
- * The volume's primary superblock was written: put its new contents into
- * the undo file's copy and the header's checksum of it, as e2undo will
- * compare them with the volume.  (The copy is kept with s_magic inverted,
- * so that the undo file is never mistaken for a filesystem.)
- */
-static errcode_t undo_super_refresh(io_channel volume)
+static errcode_t super_write(io_channel inner, const void *sb)
 {
-	struct ext2_super_block sb;
-	__u64 where;
-	__u32 crc;
+	int bs = inner->block_size;
 	errcode_t err;
 
-	if (!st.undo || !st.have_hdr)
-		return 0;
-	err = super_read(volume, &sb);
-	if (err)
-		return err;
-	crc = ext2fs_cpu_to_le32(ext2fs_crc32c_le(~0, (unsigned char *) &sb,
-						  SUPERBLOCK_SIZE));
-	memcpy(st.hdr + UNDO_SB_CRC_OFF, &crc, 4);
-	header_mark_finished(st.hdr);
-	err = io_channel_write_blk64(st.undo, 0, -UNDO_HDR_SIZE, st.hdr);
-	if (err)
-		return err;
-	sb.s_magic = ~sb.s_magic;
-	memcpy(&where, st.hdr + UNDO_SUPER_OFF, 8);
-	return io_channel_write_blk64(st.undo, ext2fs_le64_to_cpu(where),
-				      -SUPERBLOCK_SIZE, &sb);
+	err = io_channel_set_blksize(inner, SUPERBLOCK_OFFSET);
+	if (!err)
+		err = io_channel_write_blk64(inner, 1, -SUPERBLOCK_SIZE, sb);
+	io_channel_set_blksize(inner, bs);
+	return err;
 }
 
-/* After a write of [@start, @start + @len) reached the volume. */
-static errcode_t volume_wrote(io_channel ch, __u64 start, __u64 len)
+/*
+ * The volume's primary superblock went from @old to @new: make the undo
+ * file's copy say so.  If the undo file cannot be written, @old goes
+ * back on the volume (and into the copy, if only the header failed), so
+ * that the undo file, sealed now, still describes the volume.
+ */
+static errcode_t undo_super_follow(io_channel inner,
+				   const struct ext2_super_block *old,
+				   const struct ext2_super_block *new)
 {
+	int copied, again;
+	errcode_t err = undo_super_set(new, 0, &copied);
+
+	if (err && !super_write(inner, old) && copied)
+		undo_super_set(old, 1, &again);
+	return err;
+}
+
+/* A write to the volume: [@start, @start + @len) in bytes, from @buf. */
+struct vwrite {
+	__u64		start, len;
+	const void	*buf;
+	unsigned long long blk;		/* write_blk64's, or ... */
+	int		count;
+	int		is_byte;	/* ... write_byte's */
+};
+
+static errcode_t vwrite_do(io_channel inner, const struct vwrite *w)
+{
+	if (w->is_byte)
+		return io_channel_write_byte(inner, w->start, w->len, w->buf);
+	return io_channel_write_blk64(inner, w->blk, w->count, w->buf);
+}
+
+/* The primary superblock as it is, and as it will be after @w. */
+static errcode_t super_before_after(io_channel inner, const struct vwrite *w,
+				    struct ext2_super_block *old,
+				    struct ext2_super_block *new)
+{
+	__u64 lo = w->start > SUPERBLOCK_OFFSET ? w->start : SUPERBLOCK_OFFSET;
+	__u64 hi = w->start + w->len;
+	errcode_t err;
+
+	if (hi > SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE)
+		hi = SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE;
+	err = super_read(inner, old);
+	if (err)
+		return err;
+	*new = *old;
+	memcpy((char *) new + (lo - SUPERBLOCK_OFFSET),
+	       (const char *) w->buf + (lo - w->start), hi - lo);
+	return 0;
+}
+
+/*
+ * A write to the volume.  One that changes the primary superblock has
+ * the undo file's copy of it follow; e2undo refuses a file whose copy
+ * differs from the volume's superblock.  (Updating the copy after the
+ * write, not before, keeps the window in which they differ free of
+ * volume writes: a kill at any volume write finds them equal.)
+ */
+static errcode_t volume_write(io_channel ch, const struct vwrite *w)
+{
+	io_channel inner = L(ch)->inner;
+	struct ext2_super_block old, new;
+	int super = st.undo && w->start < SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE &&
+		    w->start + w->len > SUPERBLOCK_OFFSET;
+	errcode_t err;
+
+	if (super) {
+		err = super_before_after(inner, w, &old, &new);
+		if (err)
+			return err;
+		super = memcmp(&old, &new, sizeof(old)) != 0;
+	}
+	err = vwrite_do(inner, w);
+	if (err)
+		return err;
 	st.mp->dev_writes++;
-	if (start >= SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE ||
-	    start + len <= SUPERBLOCK_OFFSET)
-		return 0;
-	return undo_super_refresh(L(ch)->inner);
+	return super ? undo_super_follow(inner, &old, &new) : 0;
 }
 
 static errcode_t layer_open(const char *name, int flags, io_channel *ret)
@@ -264,30 +393,39 @@ static errcode_t layer_read_blk(io_channel ch, unsigned long blk, int count,
 	return layer_read_blk64(ch, blk, count, buf);
 }
 
+/*
+ * A header from the undo manager is written marked finished (see the top
+ * of this file) and kept; everything else it writes goes as it is.
+ */
+static errcode_t undo_file_write(unsigned long long blk, int count,
+				 const void *buf)
+{
+	struct undo_header h;
+	errcode_t err;
+
+	if (blk != 0 || count != -(int) sizeof(h) ||
+	    memcmp(buf, UNDO_MAGIC, 8))
+		return undo_write(blk, count, buf, 0);
+	memcpy(&h, buf, sizeof(h));
+	header_mark_finished(&h);
+	err = undo_write(0, count, &h, 0);
+	if (!err) {
+		st.hdr = h;
+		st.have_hdr = 1;
+	}
+	return err;
+}
+
 static errcode_t layer_write_blk64(io_channel ch, unsigned long long blk,
 				   int count, const void *buf)
 {
-	struct layer *l = L(ch);
-	__u64 len = count < 0 ? (__u64) -count :
-		    (__u64) count * ch->block_size;
-	unsigned char h[UNDO_HDR_SIZE];
-	errcode_t err;
+	struct vwrite w = { .buf = buf, .blk = blk, .count = count };
 
-	if (l->is_undo && blk == 0 && count == -UNDO_HDR_SIZE &&
-	    !memcmp(buf, UNDO_MAGIC, 8)) {
-		memcpy(h, buf, UNDO_HDR_SIZE);
-		header_mark_finished(h);
-		err = io_channel_write_blk64(l->inner, 0, count, h);
-		if (!err) {
-			memcpy(st.hdr, h, UNDO_HDR_SIZE);
-			st.have_hdr = 1;
-		}
-		return err;
-	}
-	err = io_channel_write_blk64(l->inner, blk, count, buf);
-	if (!err && !l->is_undo)
-		err = volume_wrote(ch, blk * ch->block_size, len);
-	return err;
+	if (L(ch)->is_undo)
+		return undo_file_write(blk, count, buf);
+	w.start = blk * ch->block_size;
+	w.len = count < 0 ? (__u64) -count : (__u64) count * ch->block_size;
+	return volume_write(ch, &w);
 }
 
 static errcode_t layer_write_blk(io_channel ch, unsigned long blk,
@@ -299,13 +437,21 @@ static errcode_t layer_write_blk(io_channel ch, unsigned long blk,
 static errcode_t layer_write_byte(io_channel ch, unsigned long off,
 				  int size, const void *buf)
 {
+	struct vwrite w = { .start = off, .len = size, .buf = buf,
+			    .is_byte = 1 };
 	struct layer *l = L(ch);
-	errcode_t err = io_channel_write_byte(l->inner, off, size, buf);
+	errcode_t err;
 
+	if (l->is_undo) {
+		if (st.sealed)
+			return st.sealed;
+		err = io_channel_write_byte(l->inner, off, size, buf);
+		if (err)
+			st.sealed = err;
+	} else
+		err = volume_write(ch, &w);
 	/* unix_io reports no write_byte error through write_failed() */
 	error_note(l->is_undo, "writing", off, err);
-	if (!err && !l->is_undo)
-		err = volume_wrote(ch, off, size);
 	return err;
 }
 
@@ -315,13 +461,19 @@ static errcode_t layer_flush(io_channel ch)
 	struct layer *l = L(ch);
 	errcode_t err = 0;
 
-	if (!l->is_undo && st.undo) {
-		err = io_channel_flush(st.undo);
-		error_note(1, "flushing", 0, err);
+	if (l->is_undo || st.undo) {
+		err = st.sealed;
+		if (!err)
+			err = io_channel_flush(st.undo);
+		/* what the undo file holds may not be on stable storage */
+		if (err && !st.sealed) {
+			st.sealed = err;
+			error_note(1, "flushing", 0, err);
+		}
 	}
-	if (!err) {
+	if (!err && !l->is_undo) {
 		err = io_channel_flush(l->inner);
-		error_note(l->is_undo, "flushing", 0, err);
+		error_note(0, "flushing", 0, err);
 	}
 	return err;
 }

@@ -10,6 +10,7 @@
  *   check_volume        clean, freshly checked, supported features
  *   inode_scan_and_record   every indirect block, checked for sanity
  *   layout_plan         metaclusters, destinations, evacuations
+ *   undo_space_check    room for the undo file the plan will write
  *   transaction_begin   mark not clean
  *   round_run x2        reserve, copy, switch pointers, release
  *   transaction_end     mark clean
@@ -19,6 +20,7 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +97,19 @@ static int says_why(errcode_t err)
 	       err == E3MP_JOURNAL_SB;
 }
 
+/* How much the undo file needs and where, and what to do instead. */
+static void print_undo_space(struct e3mp *mp)
+{
+	char *dir = strdup(mp->undo_path);
+
+	fprintf(stderr, ": it needs up to %llu bytes, %s has %llu available;"
+		" use -z FILE on another filesystem, or -z none",
+		(unsigned long long) mp->undo_bound,
+		dir ? dirname(dir) : mp->undo_path,
+		(unsigned long long) mp->undo_avail);
+	free(dir);
+}
+
 static void print_refusal(struct e3mp *mp, errcode_t err)
 {
 	fprintf(stderr, "%s: %s: ", program_name, volume_label(mp));
@@ -119,6 +134,8 @@ static void print_refusal(struct e3mp *mp, errcode_t err)
 	if (err == E3MP_LOOP_BACKED)
 		fprintf(stderr, " %s; detach it (losetup -d) first",
 			lock.loop);
+	if (err == E3MP_UNDO_NO_SPACE)
+		print_undo_space(mp);
 	if (needs_fsck(err))
 		fprintf(stderr, ". Please run 'e2fsck -f %s' first.",
 			fsck_name(mp));
@@ -126,17 +143,29 @@ static void print_refusal(struct e3mp *mp, errcode_t err)
 	json_failure(mp, "refused", error_message(err), E3MP_EXIT_REFUSED);
 }
 
+/*
+ * What works after a failure that left writes on the volume.  An e2undo
+ * command is printed only if undo.c finds that e2undo will accept the
+ * undo file and restore the volume from it.
+ */
 static void print_undo_hint(struct e3mp *mp)
 {
-	if (mp->undo_path)
+	const char *why = NULL;
+
+	if (mp->undo_path && !undo_replayable(mp, &why)) {
 		fprintf(stderr, "%s: the volume is consistent; undo "
 			"everything with 'e2undo %s %s', or run "
 			"'e2fsck -f %s' and then e3metapack again\n",
 			program_name, mp->undo_path, mp->device, fsck_name(mp));
-	else
-		fprintf(stderr, "%s: the volume is consistent; run "
-			"'e2fsck -f %s' and then e3metapack again\n",
-			program_name, fsck_name(mp));
+		return;
+	}
+	if (mp->undo_path)
+		fprintf(stderr, "%s: the undo file %s cannot restore this "
+			"run (%s): do not replay it\n", program_name,
+			mp->undo_path, why);
+	fprintf(stderr, "%s: the volume is consistent; run "
+		"'e2fsck -f %s' and then e3metapack again\n",
+		program_name, fsck_name(mp));
 }
 
 /* The first I/O error of the run (io.c), naming the block or file. */
@@ -258,6 +287,9 @@ static int prepare(struct e3mp *mp)
 	progress_done(mp);
 	if (err)
 		return fail(mp, err, "planning");
+	err = undo_space_check(mp);
+	if (err)
+		return fail(mp, err, "sizing the undo file for");
 	if (mp->opt.debug & E3MP_DEBUG_PLAN)
 		report_debug_moves(mp, stderr);
 	return 0;

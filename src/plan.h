@@ -41,6 +41,7 @@ struct data_ext {
 	__u32		ino;
 	__u32		anchor;
 	__u32		nanchor;
+	blk64_t		parent;		/* block holding its pointers; 0: inode */
 };
 
 #define MV_IND		1	/* indirect block into the metacluster */

@@ -135,6 +135,11 @@ static void report_json(struct e3mp *mp, FILE *f, const char *status,
 		json_string(f, mp->undo_path);
 	else
 		fputs("null", f);
+	if (mp->undo_bound)
+		fprintf(f, ",\"undo_bound_bytes\":%llu",
+			(unsigned long long) mp->undo_bound);
+	else
+		fputs(",\"undo_bound_bytes\":null", f);
 	fprintf(f, ",\"status\":\"%s\",\"exit_code\":%d}\n", status,
 		exit_code);
 }
@@ -193,6 +198,9 @@ static void report_text(struct e3mp *mp, FILE *f)
 			"(%llu for want of free space)\n",
 			(unsigned long long) p->unclustered,
 			(unsigned long long) p->no_space);
+	if (mp->undo_bound)
+		fprintf(f, "Undo file: at most %llu bytes (%u-byte units)\n",
+			(unsigned long long) mp->undo_bound, mp->undo_unit);
 }
 
 void report_print(struct e3mp *mp, FILE *f, const char *status,

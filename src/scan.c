@@ -99,7 +99,7 @@ static errcode_t record_ind(struct scan_ctx *sc, blk64_t blk,
 	return 0;
 }
 
-static errcode_t record_data(struct scan_ctx *sc, blk64_t blk)
+static errcode_t record_data(struct scan_ctx *sc, blk64_t blk, blk64_t ref)
 {
 	struct e3mp *mp = sc->mp;
 	__u32 grp = mp_group_of(&sc->g, blk);
@@ -114,7 +114,7 @@ static errcode_t record_data(struct scan_ctx *sc, blk64_t blk)
 	if (!sc->record_data || blk < mp_zone_first(&sc->g, grp))
 		return 0;
 	if (!nanchor && e && e->ino == sc->ino && e->start + e->len == blk &&
-	    e->len < 0xFFFFFFFFU) {
+	    e->parent == ref && e->len < 0xFFFFFFFFU) {
 		e->len++;
 		return 0;
 	}
@@ -127,6 +127,7 @@ static errcode_t record_data(struct scan_ctx *sc, blk64_t blk)
 	e->ino = sc->ino;
 	e->anchor = anchor;
 	e->nanchor = nanchor;
+	e->parent = ref;
 	return 0;
 }
 
@@ -168,7 +169,7 @@ static int scan_block(ext2_filsys fs, blk64_t *blocknr,
 		sc->err = record_ind(sc, *blocknr, blockcnt, ref_blk,
 				     ref_offset);
 	else if (!sc->err && blockcnt >= 0 && sc->record)
-		sc->err = record_data(sc, *blocknr);
+		sc->err = record_data(sc, *blocknr, ref_blk);
 	return sc->err ? BLOCK_ABORT : 0;
 }
 

@@ -82,7 +82,7 @@ DOCUMENTED='{device, block_size, groups, homing, rule, dry_run,
 	after: (.after | {in_metacluster, groups, fsck_reads, fsck_seeks}),
 	moves: (.moves | {indirect, data_evacuated, temporary, unclustered,
 		no_space, kept_inline}),
-	undo_file, status, exit_code}'
+	undo_file, undo_bound_bytes, status, exit_code}'
 
 expect_eq() {
 	[ "$2" = "$3" ] || fail "$1: e3metapack says $2, expected $3"
