@@ -204,7 +204,8 @@ errcode_t undo_space_check(struct e3mp *mp)
 	struct statvfs sv;
 	errcode_t err;
 
-	if (!undo_wanted(mp))
+	/* (a run with nothing to move writes nothing) */
+	if (!undo_wanted(mp) || !(mp->plan.nmv[0] + mp->plan.nmv[1]))
 		return 0;
 	mp->undo_unit = undo_unit_size(mp);
 	err = undo_bound(mp, mp->undo_unit, &mp->undo_bound);
