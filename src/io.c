@@ -204,27 +204,17 @@ static errcode_t undo_super_set(const struct ext2_super_block *sb,
 	return err;
 }
 
-/* Read the primary superblock of the volume behind @inner. */
-static errcode_t super_read(io_channel inner, void *sb)
+/* Read (or write) the primary superblock of the volume behind @inner. */
+static errcode_t super_io(io_channel inner, void *sb, int write)
 {
 	int bs = inner->block_size;
 	errcode_t err;
 
 	err = io_channel_set_blksize(inner, SUPERBLOCK_OFFSET);
-	if (!err)
-		err = io_channel_read_blk64(inner, 1, -SUPERBLOCK_SIZE, sb);
-	io_channel_set_blksize(inner, bs);
-	return err;
-}
-
-static errcode_t super_write(io_channel inner, const void *sb)
-{
-	int bs = inner->block_size;
-	errcode_t err;
-
-	err = io_channel_set_blksize(inner, SUPERBLOCK_OFFSET);
-	if (!err)
+	if (!err && write)
 		err = io_channel_write_blk64(inner, 1, -SUPERBLOCK_SIZE, sb);
+	else if (!err)
+		err = io_channel_read_blk64(inner, 1, -SUPERBLOCK_SIZE, sb);
 	io_channel_set_blksize(inner, bs);
 	return err;
 }
@@ -236,13 +226,13 @@ static errcode_t super_write(io_channel inner, const void *sb)
  * that the undo file, sealed now, still describes the volume.
  */
 static errcode_t undo_super_follow(io_channel inner,
-				   const struct ext2_super_block *old,
+				   struct ext2_super_block *old,
 				   const struct ext2_super_block *new)
 {
 	int copied, again;
 	errcode_t err = undo_super_set(new, 0, &copied);
 
-	if (err && !super_write(inner, old) && copied)
+	if (err && !super_io(inner, old, 1) && copied)
 		undo_super_set(old, 1, &again);
 	return err;
 }
@@ -274,7 +264,7 @@ static errcode_t super_before_after(io_channel inner, const struct vwrite *w,
 
 	if (hi > SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE)
 		hi = SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE;
-	err = super_read(inner, old);
+	err = super_io(inner, old, 0);
 	if (err)
 		return err;
 	*new = *old;
