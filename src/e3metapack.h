@@ -17,6 +17,7 @@
 
 #include "plan.h"
 #include "e3mp_err.h"
+#include "errclass.h"
 
 /*
  * Images and devices over 2 GiB need a 64-bit off_t in every open(),
@@ -128,7 +129,8 @@ struct e3mp {
 	ext2_ino_t		err_ino;
 	blk64_t			err_blk;
 	dgrp_t			err_group;
-	const char		*err_what;
+	const char		*err_why;	/* detail: a feature, a reason */
+	const char		*err_op;	/* "reading"/"writing" err_blk */
 
 	/* scan */
 	struct e3mp_stats	st;

@@ -69,57 +69,39 @@ static void json_failure(struct e3mp *mp, const char *status,
 		report_json_failure(mp, stdout, status, why, code);
 }
 
-static int is_refusal(errcode_t err)
+/* What names the refusal's subject, before its text (errclass.c). */
+static void print_refusal_subject(struct e3mp *mp, unsigned int show)
 {
-	return err >= E3MP_NOT_EXT && err < E3MP_LAST_REFUSAL;
-}
-
-/* Refusals an e2fsck run clears. */
-static int needs_fsck(errcode_t err)
-{
-	return (err >= E3MP_NOT_CHECKED && err <= E3MP_ORPHANS) ||
-	       (err >= E3MP_BAD_POINTER && err <= E3MP_INODE_FREE) ||
-	       (err >= E3MP_BAD_DESC && err <= E3MP_JOURNAL_BACKUP);
-}
-
-/* Refusals whose message names an inode; ones that say why after it. */
-static int names_inode(errcode_t err)
-{
-	return err == E3MP_INODE_FREE || err == E3MP_BAD_EXTENT_FLAG ||
-	       (err >= E3MP_INODE_CSUM && err <= E3MP_JOURNAL_INODE);
-}
-
-static int says_why(errcode_t err)
-{
-	return err == E3MP_UNSUPP_FEATURE || err == E3MP_JOURNAL_INODE ||
-	       err == E3MP_JOURNAL_SB;
-}
-
-static void print_refusal(struct e3mp *mp, errcode_t err)
-{
-	fprintf(stderr, "%s: %s: ", program_name, volume_label(mp));
-	if (err >= E3MP_BAD_POINTER && err <= E3MP_DUP_BLOCK)
+	if (show & E3MP_SHOW_INODE_BLOCK)
 		fprintf(stderr, "inode %u, block %llu: ", mp->err_ino,
 			(unsigned long long) mp->err_blk);
-	else if (err == E3MP_META_FREE)
+	else if (show & E3MP_SHOW_BLOCK)
 		fprintf(stderr, "block %llu: ",
 			(unsigned long long) mp->err_blk);
-	else if (names_inode(err) && mp->err_ino)
+	else if ((show & E3MP_SHOW_INODE) && mp->err_ino)
 		fprintf(stderr, "inode %u: ", mp->err_ino);
-	else if (err == E3MP_DESC_CSUM)
+	else if (show & E3MP_SHOW_GROUP)
 		fprintf(stderr, "group %u: ", mp->err_group);
+}
+
+static void print_refusal(struct e3mp *mp, const struct e3mp_errinfo *e)
+{
+	errcode_t err = e->code;
+
+	fprintf(stderr, "%s: %s: ", program_name, volume_label(mp));
+	print_refusal_subject(mp, e->show);
 	fputs(error_message(err), stderr);
-	if (says_why(err) && mp->err_what)
-		fprintf(stderr, ": %s", mp->err_what);
-	if (err == E3MP_LOCKED && lock.holder_pid)
+	if ((e->show & E3MP_SHOW_WHY) && mp->err_why)
+		fprintf(stderr, ": %s", mp->err_why);
+	if ((e->show & E3MP_SHOW_HOLDER) && lock.holder_pid)
 		fprintf(stderr, " (pid %ld%s%s)", lock.holder_pid,
 			lock.holder_name[0] ? ", " : "", lock.holder_name);
-	if (err == E3MP_LOCKED)
+	if (e->show & E3MP_SHOW_HOLDER)
 		fputs("; nothing was written", stderr);
-	if (err == E3MP_LOOP_BACKED)
+	if (e->show & E3MP_SHOW_LOOP)
 		fprintf(stderr, " %s; detach it (losetup -d) first",
 			lock.loop);
-	if (needs_fsck(err))
+	if (e->cls == E3MP_CLASS_FSCK)
 		fprintf(stderr, ". Please run 'e2fsck -f %s' first.",
 			fsck_name(mp));
 	fputc('\n', stderr);
@@ -164,11 +146,12 @@ static void print_io_error(struct e3mp *mp)
 /* Print what went wrong; return the exit code that says so. */
 static int fail(struct e3mp *mp, errcode_t err, const char *doing)
 {
+	const struct e3mp_errinfo *e = errclass_find(err);
 	const char *dev = volume_label(mp);
 	int code;
 
-	if (is_refusal(err)) {
-		print_refusal(mp, err);
+	if (errclass_is_refusal(err)) {
+		print_refusal(mp, e);
 		return E3MP_EXIT_REFUSED;
 	}
 	if (err == E3MP_INTERRUPTED && !mp->writes_started) {
@@ -180,10 +163,9 @@ static int fail(struct e3mp *mp, errcode_t err, const char *doing)
 	}
 	if (mp->io_err.err)
 		print_io_error(mp);
-	else if (mp->err_what &&
-		 (err < E3MP_NOT_EXT || err > E3MP_POINTER_LOST))
+	else if (mp->err_op && !e)	/* a libext2fs or system error */
 		com_err(program_name, err, "while %s block %llu of %s",
-			mp->err_what, (unsigned long long) mp->err_blk, dev);
+			mp->err_op, (unsigned long long) mp->err_blk, dev);
 	else
 		com_err(program_name, err, "while %s %s", doing, dev);
 	/* nothing reached the volume: it is untouched */
@@ -314,9 +296,10 @@ static int run_volume(const struct e3mp_options *opt, const char *device,
 		goto out;
 	moves = mp.plan.nmv[0] + mp.plan.nmv[1];
 	if (mp.opt.dry_run || !moves) {
-		code = moves ? E3MP_EXIT_CHANGED : E3MP_EXIT_NOTHING;
-		code = finish(&mp, code ? "nothing_to_do" : "would_change",
-			      code);
+		if (moves)
+			code = finish(&mp, "would_change", E3MP_EXIT_CHANGED);
+		else
+			code = finish(&mp, "nothing_to_do", E3MP_EXIT_NOTHING);
 		goto out;
 	}
 	err = repack(&mp);
@@ -414,7 +397,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 		else
 			print_version();
-		exit(E3MP_EXIT_CHANGED);
+		exit(EXIT_SUCCESS);	/* not a run: no E3MP_EXIT_* applies */
 	}
 	catch_signals();
 	err = resolve_device(opt.spec, &device);

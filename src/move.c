@@ -111,7 +111,7 @@ static errcode_t copy_batch(struct e3mp *mp, struct copy *c, __u32 n,
 	dest_readahead(mp, c, n);
 	qsort(c, n, sizeof(*c), cmp_from);
 	source_readahead(mp, c, n);
-	mp->err_what = "reading";
+	mp->err_op = "reading";
 	for (i = 0; i < n; i += len) {
 		len = from_run(c, i, n);
 		mp->err_blk = c[i].from;
@@ -121,7 +121,7 @@ static errcode_t copy_batch(struct e3mp *mp, struct copy *c, __u32 n,
 			return err;
 	}
 	qsort(c, n, sizeof(*c), cmp_to);
-	mp->err_what = "writing";
+	mp->err_op = "writing";
 	for (i = 0; i < n; i += len) {
 		len = to_run(c, i, n);
 		if (len > chunk)
