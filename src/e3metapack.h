@@ -2,7 +2,8 @@
  * e3metapack.h --- shared state of the e3metapack pipeline
  *
  * One struct e3mp is handed to every phase, in the order main.c calls
- * them: open (safety gate), scan, plan, move, fixptr, finish.  The core
+ * them: open (safety gate), scan, planfeed + plan, then the write order
+ * of finish.c with move (copies) and fixptr (pointers) inside it.  The core
  * never prints; it reports progress through mp->progress and returns
  * errcode_t values that only main.c turns into messages.
  */
@@ -129,8 +130,8 @@ struct e3mp {
 	ext2_ino_t		err_ino;
 	blk64_t			err_blk;
 	dgrp_t			err_group;
-	const char		*err_why;	/* detail: a feature, a reason */
-	const char		*err_op;	/* "reading"/"writing" err_blk */
+	const char		*err_why;	/* a feature, a reason */
+	const char		*err_op;	/* on err_blk: "reading" */
 
 	/* scan */
 	struct e3mp_stats	st;
@@ -192,9 +193,9 @@ void undo_discard_unused(struct e3mp *mp);
 /* scan.c */
 errcode_t inode_scan_and_record(struct e3mp *mp);
 
-/* layout.c: feed the pure planner from the volume */
-void layout_geometry(struct e3mp *mp);
-errcode_t layout_plan(struct e3mp *mp);
+/* planfeed.c: feed the pure planner from the volume */
+void planfeed_geometry(struct e3mp *mp);
+errcode_t planfeed_plan(struct e3mp *mp);
 
 /* move.c */
 errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n);
@@ -202,9 +203,11 @@ errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n);
 /* fixptr.c */
 errcode_t pointers_rewrite(struct e3mp *mp, struct mp_move *mv, __u32 n);
 
-/* finish.c */
+/* finish.c: the steps of the write order, and closing the volume */
 errcode_t transaction_begin(struct e3mp *mp);
-errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n);
+errcode_t blocks_reserve(struct e3mp *mp, const struct mp_move *mv, __u32 n);
+errcode_t write_barrier(struct e3mp *mp);
+void blocks_release(struct e3mp *mp, const struct mp_move *mv, __u32 n);
 errcode_t transaction_end(struct e3mp *mp);
 errcode_t volume_close(struct e3mp *mp, int failed);
 

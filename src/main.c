@@ -2,17 +2,27 @@
  * main.c --- e3metapack: pack indirect blocks into per-group metaclusters
  *
  * The pipeline, in order:
- *   parse_args          command line
- *   resolve_device      LABEL=/UUID= through libblkid
- *   volume_lock         one run per volume at a time
+ *   parse_args          command line (cli.c)
+ *   resolve_device      LABEL=/UUID= through libblkid (open.c)
+ *   volume_lock         one run per volume at a time (lock.c)
+ *   partitions_probe    a whole-disk image: each partition in turn
  *   check_device        an ext2/3/4 filesystem, not mounted or busy
- *   open_volume         with the undo file stacked under it
- *   check_volume        clean, freshly checked, supported features
- *   inode_scan_and_record   every indirect block, checked for sanity
- *   layout_plan         metaclusters, destinations, evacuations
- *   transaction_begin   mark not clean
- *   round_run x2        reserve, copy, switch pointers, release
- *   transaction_end     mark clean
+ *   open_volume         with the undo file stacked under it (undo.c)
+ *   check_volume        clean, freshly checked, supported features,
+ *                       sane descriptors, journal and bitmaps
+ *   planfeed_geometry   the planner's view of the volume (planfeed.c)
+ *   inode_scan_and_record   every indirect block, checked (scan.c)
+ *   planfeed_plan       metaclusters, destinations, evacuations
+ *                       (plan.c, evacuate.c, estimate.c)
+ * and, unless -n or nothing moves, repack(), the write order (finish.c):
+ *   transaction_begin   mark not clean                     barrier
+ *   per round (evacuations, then indirect blocks into the slots):
+ *     blocks_reserve    destinations marked in use
+ *     blocks_copy       sources copied to them (move.c)      barrier
+ *     pointers_rewrite  files pointed at the copies (fixptr.c) barrier
+ *     blocks_release    sources freed, counts fixed          barrier
+ *   transaction_end     mark clean                         barrier
+ *   volume_close        then the report (report.c)
  * Only this file prints errors or exits.
  */
 #ifdef HAVE_CONFIG_H
@@ -227,7 +237,7 @@ static int prepare(struct e3mp *mp)
 	if (err)
 		return fail(mp, err, "checking");
 	print_warnings(mp);
-	layout_geometry(mp);
+	planfeed_geometry(mp);
 	if (mp->opt.progress)
 		progress_attach(mp);
 	err = io_checked(mp, inode_scan_and_record(mp));
@@ -236,7 +246,7 @@ static int prepare(struct e3mp *mp)
 		return fail(mp, err, "scanning");
 	}
 	/* (planning works on the bitmaps in memory: no I/O to check) */
-	err = layout_plan(mp);
+	err = planfeed_plan(mp);
 	progress_done(mp);
 	if (err)
 		return fail(mp, err, "planning");
@@ -245,6 +255,32 @@ static int prepare(struct e3mp *mp)
 	return 0;
 }
 
+/*
+ * One round of the write order (finish.c says why it is safe): each
+ * step is on stable storage before the next one starts.
+ */
+static errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n)
+{
+	errcode_t err;
+
+	if (!n)
+		return 0;
+	err = blocks_reserve(mp, mv, n);
+	if (!err)
+		err = blocks_copy(mp, mv, n);
+	if (!err)
+		err = write_barrier(mp);
+	if (!err)
+		err = pointers_rewrite(mp, mv, n);
+	if (!err)
+		err = write_barrier(mp);
+	if (err)
+		return err;
+	blocks_release(mp, mv, n);
+	return write_barrier(mp);
+}
+
+/* Round 1 empties metacluster slots, round 2 fills them. */
 static errcode_t repack(struct e3mp *mp)
 {
 	errcode_t err;
@@ -267,7 +303,8 @@ static errcode_t repack(struct e3mp *mp)
 	return err;
 }
 
-static int finish(struct e3mp *mp, const char *status, int code)
+/* A run that did not fail: the report, or why nothing moved. */
+static int conclude(struct e3mp *mp, const char *status, int code)
 {
 	FILE *f = stdout;
 
@@ -297,9 +334,11 @@ static int run_volume(const struct e3mp_options *opt, const char *device,
 	moves = mp.plan.nmv[0] + mp.plan.nmv[1];
 	if (mp.opt.dry_run || !moves) {
 		if (moves)
-			code = finish(&mp, "would_change", E3MP_EXIT_CHANGED);
+			code = conclude(&mp, "would_change",
+					E3MP_EXIT_CHANGED);
 		else
-			code = finish(&mp, "nothing_to_do", E3MP_EXIT_NOTHING);
+			code = conclude(&mp, "nothing_to_do",
+					E3MP_EXIT_NOTHING);
 		goto out;
 	}
 	err = repack(&mp);
@@ -320,7 +359,7 @@ static int run_volume(const struct e3mp_options *opt, const char *device,
 	} else if (err)
 		code = fail(&mp, err, "repacking");
 	else
-		code = finish(&mp, "changed", E3MP_EXIT_CHANGED);
+		code = conclude(&mp, "changed", E3MP_EXIT_CHANGED);
 out:
 	err = volume_close(&mp, code != E3MP_EXIT_CHANGED &&
 				 code != E3MP_EXIT_NOTHING);

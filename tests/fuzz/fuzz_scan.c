@@ -31,8 +31,8 @@
  *
  * Each run patches an in-memory copy (a memfd, opened by libext2fs as
  * /proc/self/fd/N), runs what e3metapack runs before its first write --
- * open_volume(), check_volume(), layout_geometry(),
- * inode_scan_and_record(), layout_plan() -- as a dry run (-n: state
+ * open_volume(), check_volume(), planfeed_geometry(),
+ * inode_scan_and_record(), planfeed_plan() -- as a dry run (-n: state
  * checks only warn, so the scan sees everything), prints the report to
  * /dev/null, checks the plan (below) and closes the volume.  The patches
  * are undone afterwards.
@@ -599,11 +599,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!err && assume_fixed && should_refuse(&mp))
 		err = E3MP_BAD_POINTER;	/* stands for the missing refusal */
 	if (!err) {
-		layout_geometry(&mp);
+		planfeed_geometry(&mp);
 		err = inode_scan_and_record(&mp);
 	}
 	if (!err)
-		err = layout_plan(&mp);
+		err = planfeed_plan(&mp);
 	if (!err) {
 		if (oracle)
 			check_plan(&mp);
