@@ -56,6 +56,18 @@ struct e3mp;
 typedef void (*e3mp_progress_fn)(struct e3mp *mp, enum e3mp_phase phase,
 				 __u64 done, __u64 total);
 
+/* The steps of volume_prepare() (prepare.c), in order. */
+enum e3mp_prep_step {
+	E3MP_PREP_DEVICE = 0,	/* check_device */
+	E3MP_PREP_OPEN,		/* open_volume */
+	E3MP_PREP_CHECK,	/* check_volume */
+	E3MP_PREP_SCAN,		/* inode_scan_and_record */
+	E3MP_PREP_PLAN,		/* planfeed_plan */
+	E3MP_PREP_COUNT
+};
+typedef void (*e3mp_step_fn)(struct e3mp *mp, enum e3mp_prep_step step,
+			     errcode_t err);
+
 struct e3mp_options {
 	int		dry_run;	/* -n */
 	int		force;		/* -f */
@@ -156,6 +168,10 @@ struct e3mp {
 	/* progress; NULL for none */
 	e3mp_progress_fn	progress;
 	void			*progress_priv;
+
+	/* volume_prepare(): the step reached (or failed), and a hook */
+	enum e3mp_prep_step	prep_step;
+	e3mp_step_fn		on_step;
 };
 
 /* cli.c */
@@ -168,6 +184,9 @@ errcode_t resolve_device(const char *spec, const char **device);
 errcode_t check_device(struct e3mp *mp);
 errcode_t open_volume(struct e3mp *mp);
 errcode_t check_volume(struct e3mp *mp);
+
+/* prepare.c: check_device .. planfeed_plan, all before the first write */
+errcode_t volume_prepare(struct e3mp *mp);
 
 /* journal.c: the internal journal, as e2fsck would find it */
 errcode_t journal_verify(struct e3mp *mp);

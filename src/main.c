@@ -6,6 +6,7 @@
  *   resolve_device      LABEL=/UUID= through libblkid (open.c)
  *   volume_lock         one run per volume at a time (lock.c)
  *   partitions_probe    a whole-disk image: each partition in turn
+ * volume_prepare() (prepare.c) then runs, up to the first write:
  *   check_device        an ext2/3/4 filesystem, not mounted or busy
  *   open_volume         with the undo file stacked under it (undo.c)
  *   check_volume        clean, freshly checked, supported features,
@@ -221,35 +222,38 @@ static void print_undo_dir_made(struct e3mp *mp)
 			mp->undo_dir_made);
 }
 
+/* What volume_prepare() was doing at each step, for fail(). */
+static const char *const prep_doing[E3MP_PREP_COUNT] = {
+	[E3MP_PREP_DEVICE] = "opening",
+	[E3MP_PREP_OPEN] = "opening",
+	[E3MP_PREP_CHECK] = "checking",
+	[E3MP_PREP_SCAN] = "scanning",
+	[E3MP_PREP_PLAN] = "planning",
+};
+
+/* Between volume_prepare()'s steps: what this file has to say there. */
+static void prepare_step(struct e3mp *mp, enum e3mp_prep_step step,
+			 errcode_t err)
+{
+	if (step == E3MP_PREP_OPEN)
+		print_undo_dir_made(mp);
+	if (step == E3MP_PREP_CHECK && !err) {
+		print_warnings(mp);
+		if (mp->opt.progress)
+			progress_attach(mp);
+	}
+}
+
 /* Open, check, scan and plan: everything before the first write. */
 static int prepare(struct e3mp *mp)
 {
 	errcode_t err;
 
-	err = check_device(mp);
-	if (err)
-		return fail(mp, err, "opening");
-	err = open_volume(mp);
-	print_undo_dir_made(mp);
-	if (err)
-		return fail(mp, err, "opening");
-	err = check_volume(mp);
-	if (err)
-		return fail(mp, err, "checking");
-	print_warnings(mp);
-	planfeed_geometry(mp);
-	if (mp->opt.progress)
-		progress_attach(mp);
-	err = io_checked(mp, inode_scan_and_record(mp));
-	if (err) {
-		progress_done(mp);
-		return fail(mp, err, "scanning");
-	}
-	/* (planning works on the bitmaps in memory: no I/O to check) */
-	err = planfeed_plan(mp);
+	mp->on_step = prepare_step;
+	err = volume_prepare(mp);
 	progress_done(mp);
 	if (err)
-		return fail(mp, err, "planning");
+		return fail(mp, err, prep_doing[mp->prep_step]);
 	if (mp->opt.debug & E3MP_DEBUG_PLAN)
 		report_debug_moves(mp, stderr);
 	return 0;
