@@ -43,7 +43,7 @@ extern volatile sig_atomic_t e3mp_stop;
 
 /* Debug flags (-d). */
 #define E3MP_DEBUG_PLAN		0x0001	/* dump every planned move */
-#define E3MP_DEBUG_IO		0x0002	/* trace batched copies */
+#define E3MP_DEBUG_IO		0x0002	/* trace batched copies (move.c) */
 
 enum e3mp_phase {
 	E3MP_PHASE_SCAN = 0,
@@ -164,6 +164,13 @@ struct e3mp {
 	/* writeback.c: the undo file and the device, opened read-only */
 	int			wb_open;
 	int			wb_fd[2];
+
+	/*
+	 * -d 0x2: move.c traces each batch of copies here (main.c sets it
+	 * to stderr; NULL: no trace).  A debug trace, not a message: the
+	 * core writes it as it goes, since a run keeps no log of batches.
+	 */
+	FILE			*debug_io;
 
 	/* progress; NULL for none */
 	e3mp_progress_fn	progress;

@@ -332,6 +332,7 @@ static int run_volume(const struct e3mp_options *opt, const char *device,
 	mp.opt = *opt;
 	mp.device = device;
 	mp.part = part;
+	mp.debug_io = (opt->debug & E3MP_DEBUG_IO) ? stderr : NULL;
 	code = prepare(&mp);
 	if (code)
 		goto out;
