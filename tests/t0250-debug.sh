@@ -28,11 +28,12 @@ debug_case() {
 	mkimg "$img"
 	cp --sparse=always "$img" "$plain"
 
-	# a dry run plans, but copies nothing
+	check "a dry run prints no copy batch"
 	run_tool -n -d 0x2 "$img"
 	expect_exit 0
 	expect_stderr_nogrep '^copy batch:'
 
+	check "each planned move is copied in one batch line"
 	run_tool -z none -d 0x3 "$img"
 	expect_exit 0
 	moves=$(grep -Ec '^round [12]: ' "$RUN_ERR" || true)
@@ -50,7 +51,7 @@ debug_case() {
 	cp "$RUN_OUT" "$RUN_DIR/debug.out"
 	fsck_clean "$img"
 
-	# the same run without -d: the same image and the same stdout
+	check "the same run without -d writes the same image and stdout"
 	run_tool -z none "$plain"
 	expect_exit 0
 	cmp "$img" "$plain" >&2 || fail "-d 0x3 changed what was written"
