@@ -26,9 +26,11 @@
  *	blocks), symlink (slow symlink blocks).  Lines starting with '#'
  *	are "# key value" statistics.
  *
- * Build:  gcc -O2 -o blockorder blockorder.c \
- *		$(pkg-config --cflags --libs ext2fs com_err)
+ * Build:  make bench-progs (bench/blockorder)
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

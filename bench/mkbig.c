@@ -50,10 +50,14 @@
  *
  * Prints "key value" statistics on stdout.
  *
- * Build:  gcc -O2 -o mkbig mkbig.c \
- *		$(pkg-config --cflags --libs ext2fs com_err) -lm
+ * Build:  make bench-progs (bench/mkbig)
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

@@ -9,10 +9,15 @@
  * With one CPU, ext2fs_rw_bitmaps falls back to its single-threaded loop,
  * and the log of an e2fsck run is the same every time.
  *
- * Build:  gcc -shared -fPIC -O2 -o onecpu.so onecpu.c -ldl
+ * Build:  make bench-progs (bench/onecpu.so)
  * Use:    LD_PRELOAD=/path/onecpu.so e2fsck ...
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <unistd.h>
 

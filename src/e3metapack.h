@@ -2,7 +2,8 @@
  * e3metapack.h --- shared state of the e3metapack pipeline
  *
  * One struct e3mp is handed to every phase, in the order main.c calls
- * them: open (safety gate), scan, plan, move, fixptr, finish.  The core
+ * them: open (safety gate), scan, planfeed + plan, then the write order
+ * of finish.c with move (copies) and fixptr (pointers) inside it.  The core
  * never prints; it reports progress through mp->progress and returns
  * errcode_t values that only main.c turns into messages.
  */
@@ -17,6 +18,7 @@
 
 #include "plan.h"
 #include "e3mp_err.h"
+#include "errclass.h"
 
 /*
  * Images and devices over 2 GiB need a 64-bit off_t in every open(),
@@ -41,7 +43,7 @@ extern volatile sig_atomic_t e3mp_stop;
 
 /* Debug flags (-d). */
 #define E3MP_DEBUG_PLAN		0x0001	/* dump every planned move */
-#define E3MP_DEBUG_IO		0x0002	/* trace batched copies */
+#define E3MP_DEBUG_IO		0x0002	/* trace batched copies (move.c) */
 
 enum e3mp_phase {
 	E3MP_PHASE_SCAN = 0,
@@ -53,6 +55,19 @@ enum e3mp_phase {
 struct e3mp;
 typedef void (*e3mp_progress_fn)(struct e3mp *mp, enum e3mp_phase phase,
 				 __u64 done, __u64 total);
+
+/* The steps of volume_prepare() (prepare.c), in order. */
+enum e3mp_prep_step {
+	E3MP_PREP_DEVICE = 0,	/* check_device */
+	E3MP_PREP_OPEN,		/* open_volume */
+	E3MP_PREP_CHECK,	/* check_volume */
+	E3MP_PREP_SCAN,		/* inode_scan_and_record */
+	E3MP_PREP_PLAN,		/* planfeed_plan */
+	E3MP_PREP_UNDO,		/* undo_space_check */
+	E3MP_PREP_COUNT
+};
+typedef void (*e3mp_step_fn)(struct e3mp *mp, enum e3mp_prep_step step,
+			     errcode_t err);
 
 struct e3mp_options {
 	int		dry_run;	/* -n */
@@ -131,7 +146,8 @@ struct e3mp {
 	ext2_ino_t		err_ino;
 	blk64_t			err_blk;
 	dgrp_t			err_group;
-	const char		*err_what;
+	const char		*err_why;	/* a feature, a reason */
+	const char		*err_op;	/* on err_blk: "reading" */
 
 	/* scan */
 	struct e3mp_stats	st;
@@ -153,9 +169,20 @@ struct e3mp {
 	int			wb_open;
 	int			wb_fd[2];
 
+	/*
+	 * -d 0x2: move.c traces each batch of copies here (main.c sets it
+	 * to stderr; NULL: no trace).  A debug trace, not a message: the
+	 * core writes it as it goes, since a run keeps no log of batches.
+	 */
+	FILE			*debug_io;
+
 	/* progress; NULL for none */
 	e3mp_progress_fn	progress;
 	void			*progress_priv;
+
+	/* volume_prepare(): the step reached (or failed), and a hook */
+	enum e3mp_prep_step	prep_step;
+	e3mp_step_fn		on_step;
 };
 
 /* cli.c */
@@ -168,6 +195,9 @@ errcode_t resolve_device(const char *spec, const char **device);
 errcode_t check_device(struct e3mp *mp);
 errcode_t open_volume(struct e3mp *mp);
 errcode_t check_volume(struct e3mp *mp);
+
+/* prepare.c: check_device .. planfeed_plan, all before the first write */
+errcode_t volume_prepare(struct e3mp *mp);
 
 /* journal.c: the internal journal, as e2fsck would find it */
 errcode_t journal_verify(struct e3mp *mp);
@@ -199,9 +229,9 @@ errcode_t undo_bound(const struct e3mp *mp, __u32 unit, __u64 *bytes);
 /* scan.c */
 errcode_t inode_scan_and_record(struct e3mp *mp);
 
-/* layout.c: feed the pure planner from the volume */
-void layout_geometry(struct e3mp *mp);
-errcode_t layout_plan(struct e3mp *mp);
+/* planfeed.c: feed the pure planner from the volume */
+void planfeed_geometry(struct e3mp *mp);
+errcode_t planfeed_plan(struct e3mp *mp);
 
 /* move.c */
 errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n);
@@ -209,9 +239,11 @@ errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n);
 /* fixptr.c */
 errcode_t pointers_rewrite(struct e3mp *mp, struct mp_move *mv, __u32 n);
 
-/* finish.c */
+/* finish.c: the steps of the write order, and closing the volume */
 errcode_t transaction_begin(struct e3mp *mp);
-errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n);
+errcode_t blocks_reserve(struct e3mp *mp, const struct mp_move *mv, __u32 n);
+errcode_t write_barrier(struct e3mp *mp);
+void blocks_release(struct e3mp *mp, const struct mp_move *mv, __u32 n);
 errcode_t transaction_end(struct e3mp *mp);
 errcode_t volume_close(struct e3mp *mp, int failed);
 

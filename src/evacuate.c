@@ -13,6 +13,7 @@
 #include "config.h"
 #endif
 #include "planner.h"
+#include "e3mp_err.h"
 
 /* pl->cursor[] value of a group whose region has no free block left. */
 #define GROUP_DONE	((__u32) -1)
@@ -257,13 +258,13 @@ static errcode_t evacuate_slot(struct planner *pl, __u32 s)
 	if (!slot_needs_evac(pl, s, &x, &e))
 		return 0;
 	if (!evac_alloc(pl, grp, &to))
-		return EXT2_ET_BLOCK_ALLOC_FAIL;	/* fit_to_space() bug */
+		return E3MP_PLAN_NO_SPACE;	/* fit_to_space() bug */
 	if (e) {
 		p->data_evacuated++;
 		return add_move(p, 0, p->slot[s], to, e->ino, MV_DATA, 0);
 	}
 	if (x == NO_REC)
-		return EXT2_ET_BLOCK_ALLOC_FAIL;	/* unknown occupant */
+		return E3MP_PLAN_NO_OWNER;	/* unknown occupant */
 	r = &pl->rec[x];
 	if (!rec_moves(r)) {
 		pl->rnd[x] = RND_OUT;

@@ -1,5 +1,15 @@
 /*
- * finish.c --- the write order, and closing the volume
+ * finish.c --- the steps of the write order, and closing the volume
+ *
+ * main.c's repack() runs them, in this order:
+ *
+ *   transaction_begin   mark not clean                       barrier
+ *   per round (at most two):
+ *     blocks_reserve    destinations marked in use
+ *     blocks_copy       (move.c) sources copied to them        barrier
+ *     pointers_rewrite  (fixptr.c) files point at the copies   barrier
+ *     blocks_release    sources marked free, counts fixed      barrier
+ *   transaction_end     mark clean                           barrier
  *
  * The invariant: at every instant, every file's pointers lead to blocks
  * holding its data, and no block that anything on disk refers to is
@@ -28,13 +38,13 @@
 #include "e3metapack.h"
 
 /*
- * One barrier.  ext2fs_flush2() writes the bitmaps, the descriptors and
- * the superblocks; left to itself it also syncs twice (before and after
- * the primary superblock), an order this tool does not need inside a
- * step.  io_channel_flush() then syncs once: the undo file first, then
+ * One barrier (write_barrier()).  ext2fs_flush2() writes the bitmaps,
+ * the descriptors and the superblocks; left to itself it also syncs
+ * twice (before and after the primary superblock), an order this tool
+ * does not need inside a step.  io_channel_flush() then syncs once: the undo file first, then
  * the volume (io.c).
  */
-static errcode_t flush(struct e3mp *mp)
+errcode_t write_barrier(struct e3mp *mp)
 {
 	errcode_t err = ext2fs_flush2(mp->fs, EXT2_FLAG_FLUSH_NO_SYNC);
 
@@ -97,11 +107,11 @@ errcode_t transaction_begin(struct e3mp *mp)
 		return err;
 	mp->fs->super->s_state &= ~EXT2_VALID_FS;
 	ext2fs_mark_super_dirty(mp->fs);
-	return flush(mp);
+	return write_barrier(mp);
 }
 
 /* Step 1's bitmap half, with the checks that make the copies safe. */
-static errcode_t reserve(struct e3mp *mp, const struct mp_move *mv, __u32 n)
+errcode_t blocks_reserve(struct e3mp *mp, const struct mp_move *mv, __u32 n)
 {
 	ext2_filsys fs = mp->fs;
 	__u32 i;
@@ -120,40 +130,20 @@ static errcode_t reserve(struct e3mp *mp, const struct mp_move *mv, __u32 n)
 	return 0;
 }
 
-static errcode_t release(struct e3mp *mp, const struct mp_move *mv, __u32 n)
+/* Step 3, in memory: the next write_barrier() writes it out. */
+void blocks_release(struct e3mp *mp, const struct mp_move *mv, __u32 n)
 {
 	__u32 i;
 
 	for (i = 0; i < n; i++)
 		ext2fs_block_alloc_stats2(mp->fs, mv[i].from, -1);
-	return flush(mp);
-}
-
-errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n)
-{
-	errcode_t err;
-
-	if (!n)
-		return 0;
-	err = reserve(mp, mv, n);
-	if (!err)
-		err = blocks_copy(mp, mv, n);
-	if (!err)
-		err = flush(mp);
-	if (!err)
-		err = pointers_rewrite(mp, mv, n);
-	if (!err)
-		err = flush(mp);
-	if (!err)
-		err = release(mp, mv, n);
-	return err;
 }
 
 errcode_t transaction_end(struct e3mp *mp)
 {
 	mp->fs->super->s_state |= EXT2_VALID_FS;
 	ext2fs_mark_super_dirty(mp->fs);
-	return flush(mp);
+	return write_barrier(mp);
 }
 
 /*

@@ -58,12 +58,24 @@ static int fix_block(ext2_filsys fs EXT2FS_ATTR((unused)), blk64_t *blocknr,
 	return BLOCK_CHANGED | (fc->found == fc->n ? BLOCK_ABORT : 0);
 }
 
-/* The superblock keeps a copy of the journal inode's i_block[]. */
+/*
+ * The superblock keeps a copy of the journal inode's i_block[], from
+ * which e2fsck rebuilds a damaged journal inode: once the journal's
+ * indirect blocks have moved, the copy must follow or e2fsck would
+ * restore the old map.  This is resize2fs's fix_sb_journal_backup()
+ * (e2fsprogs resize/resize2fs.c), with its checks: only with an
+ * internal journal, i.e. has_journal set and s_journal_inum given
+ * (an external journal has s_journal_dev and no inode to copy).
+ */
 static errcode_t journal_backup_fix(ext2_filsys fs)
 {
 	struct ext2_inode inode;
 	errcode_t err;
 
+	if (!ext2fs_has_feature_journal(fs->super))
+		return 0;
+	if (fs->super->s_journal_dev && !fs->super->s_journal_inum)
+		return 0;
 	err = ext2fs_read_inode(fs, fs->super->s_journal_inum, &inode);
 	if (err)
 		return err;

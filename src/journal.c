@@ -156,25 +156,25 @@ static errcode_t jsb_verify(struct e3mp *mp, struct ext2_inode *inode)
 	char *buf;
 	errcode_t err;
 
-	mp->err_what = "no block 0";
+	mp->err_why = "no block 0";
 	if (ext2fs_bmap2(fs, ino, inode, NULL, 0, 0, NULL, &blk) || !blk)
 		return E3MP_JOURNAL_INODE;
-	mp->err_what = "block 0 outside the filesystem";
+	mp->err_why = "block 0 outside the filesystem";
 	if (blk < fs->super->s_first_data_block ||
 	    blk >= ext2fs_blocks_count(fs->super))
 		return E3MP_JOURNAL_INODE;
 	err = ext2fs_get_mem(fs->blocksize, &buf);
 	if (err)
 		return err;
-	mp->err_what = NULL;
+	mp->err_why = NULL;
 	err = io_checked(mp, io_channel_read_blk64(fs->io, blk, 1, buf));
 	if (!err) {
 		const struct jsb *j = (const struct jsb *) buf;
 
-		mp->err_what = jsb_unsupported(j);
-		if (mp->err_what && BE(j->h_magic) == JBD2_MAGIC)
+		mp->err_why = jsb_unsupported(j);
+		if (mp->err_why && BE(j->h_magic) == JBD2_MAGIC)
 			err = E3MP_UNSUPP_FEATURE;
-		else if ((mp->err_what = jsb_invalid(fs, j,
+		else if ((mp->err_why = jsb_invalid(fs, j,
 				EXT2_I_SIZE(inode) / fs->blocksize)))
 			err = E3MP_JOURNAL_SB;
 	}
@@ -209,7 +209,7 @@ errcode_t journal_verify(struct e3mp *mp)
 	if (!ino && !uuid_is_null(sb->s_journal_uuid))
 		return 0;	/* external: not ours to touch */
 	mp->err_ino = ino;
-	mp->err_what = "no journal inode";
+	mp->err_why = "no journal inode";
 	if (!ino || ino > sb->s_inodes_count)
 		return E3MP_JOURNAL_INODE;
 	err = ext2fs_read_inode(fs, ino, &inode);
@@ -217,8 +217,8 @@ errcode_t journal_verify(struct e3mp *mp)
 		return E3MP_INODE_CSUM;
 	if (err)
 		return err;
-	mp->err_what = jinode_invalid(fs, &inode);
-	if (mp->err_what)
+	mp->err_why = jinode_invalid(fs, &inode);
+	if (mp->err_why)
 		return E3MP_JOURNAL_INODE;
 	/* e2fsck restores a bad journal inode from this copy */
 	if (sb->s_jnl_backup_type == EXT3_JNL_BACKUP_BLOCKS &&

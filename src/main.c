@@ -2,18 +2,30 @@
  * main.c --- e3metapack: pack indirect blocks into per-group metaclusters
  *
  * The pipeline, in order:
- *   parse_args          command line
- *   resolve_device      LABEL=/UUID= through libblkid
- *   volume_lock         one run per volume at a time
+ *   parse_args          command line (cli.c)
+ *   resolve_device      LABEL=/UUID= through libblkid (open.c)
+ *   volume_lock         one run per volume at a time (lock.c)
+ *   partitions_probe    a whole-disk image: each partition in turn
+ * volume_prepare() (prepare.c) then runs, up to the first write:
  *   check_device        an ext2/3/4 filesystem, not mounted or busy
- *   open_volume         with the undo file stacked under it
- *   check_volume        clean, freshly checked, supported features
- *   inode_scan_and_record   every indirect block, checked for sanity
- *   layout_plan         metaclusters, destinations, evacuations
+ *   open_volume         with the undo file stacked under it (undo.c)
+ *   check_volume        clean, freshly checked, supported features,
+ *                       sane descriptors, journal and bitmaps
+ *   planfeed_geometry   the planner's view of the volume (planfeed.c)
+ *   inode_scan_and_record   every indirect block, checked (scan.c)
+ *   planfeed_plan       metaclusters, destinations, evacuations
+ *                       (plan.c, evacuate.c, estimate.c)
  *   undo_space_check    room for the undo file the plan will write
- *   transaction_begin   mark not clean
- *   round_run x2        reserve, copy, switch pointers, release
- *   transaction_end     mark clean
+ *                       (undo.c, undobound.c)
+ * and, unless -n or nothing moves, repack(), the write order (finish.c):
+ *   transaction_begin   mark not clean                     barrier
+ *   per round (evacuations, then indirect blocks into the slots):
+ *     blocks_reserve    destinations marked in use
+ *     blocks_copy       sources copied to them (move.c)      barrier
+ *     pointers_rewrite  files pointed at the copies (fixptr.c) barrier
+ *     blocks_release    sources freed, counts fixed          barrier
+ *   transaction_end     mark clean                         barrier
+ *   volume_close        then the report (report.c)
  * Only this file prints errors or exits.
  */
 #ifdef HAVE_CONFIG_H
@@ -71,32 +83,6 @@ static void json_failure(struct e3mp *mp, const char *status,
 		report_json_failure(mp, stdout, status, why, code);
 }
 
-static int is_refusal(errcode_t err)
-{
-	return err >= E3MP_NOT_EXT && err < E3MP_LAST_REFUSAL;
-}
-
-/* Refusals an e2fsck run clears. */
-static int needs_fsck(errcode_t err)
-{
-	return (err >= E3MP_NOT_CHECKED && err <= E3MP_ORPHANS) ||
-	       (err >= E3MP_BAD_POINTER && err <= E3MP_INODE_FREE) ||
-	       (err >= E3MP_BAD_DESC && err <= E3MP_JOURNAL_BACKUP);
-}
-
-/* Refusals whose message names an inode; ones that say why after it. */
-static int names_inode(errcode_t err)
-{
-	return err == E3MP_INODE_FREE || err == E3MP_BAD_EXTENT_FLAG ||
-	       (err >= E3MP_INODE_CSUM && err <= E3MP_JOURNAL_INODE);
-}
-
-static int says_why(errcode_t err)
-{
-	return err == E3MP_UNSUPP_FEATURE || err == E3MP_JOURNAL_INODE ||
-	       err == E3MP_JOURNAL_SB;
-}
-
 /* How much the undo file needs and where, and what to do instead. */
 static void print_undo_space(struct e3mp *mp)
 {
@@ -110,33 +96,41 @@ static void print_undo_space(struct e3mp *mp)
 	free(dir);
 }
 
-static void print_refusal(struct e3mp *mp, errcode_t err)
+/* What names the refusal's subject, before its text (errclass.c). */
+static void print_refusal_subject(struct e3mp *mp, unsigned int show)
 {
-	fprintf(stderr, "%s: %s: ", program_name, volume_label(mp));
-	if (err >= E3MP_BAD_POINTER && err <= E3MP_DUP_BLOCK)
+	if (show & E3MP_SHOW_INODE_BLOCK)
 		fprintf(stderr, "inode %u, block %llu: ", mp->err_ino,
 			(unsigned long long) mp->err_blk);
-	else if (err == E3MP_META_FREE)
+	else if (show & E3MP_SHOW_BLOCK)
 		fprintf(stderr, "block %llu: ",
 			(unsigned long long) mp->err_blk);
-	else if (names_inode(err) && mp->err_ino)
+	else if ((show & E3MP_SHOW_INODE) && mp->err_ino)
 		fprintf(stderr, "inode %u: ", mp->err_ino);
-	else if (err == E3MP_DESC_CSUM)
+	else if (show & E3MP_SHOW_GROUP)
 		fprintf(stderr, "group %u: ", mp->err_group);
+}
+
+static void print_refusal(struct e3mp *mp, const struct e3mp_errinfo *e)
+{
+	errcode_t err = e->code;
+
+	fprintf(stderr, "%s: %s: ", program_name, volume_label(mp));
+	print_refusal_subject(mp, e->show);
 	fputs(error_message(err), stderr);
-	if (says_why(err) && mp->err_what)
-		fprintf(stderr, ": %s", mp->err_what);
-	if (err == E3MP_LOCKED && lock.holder_pid)
+	if ((e->show & E3MP_SHOW_WHY) && mp->err_why)
+		fprintf(stderr, ": %s", mp->err_why);
+	if ((e->show & E3MP_SHOW_HOLDER) && lock.holder_pid)
 		fprintf(stderr, " (pid %ld%s%s)", lock.holder_pid,
 			lock.holder_name[0] ? ", " : "", lock.holder_name);
-	if (err == E3MP_LOCKED)
+	if (e->show & E3MP_SHOW_HOLDER)
 		fputs("; nothing was written", stderr);
-	if (err == E3MP_LOOP_BACKED)
+	if (e->show & E3MP_SHOW_LOOP)
 		fprintf(stderr, " %s; detach it (losetup -d) first",
 			lock.loop);
-	if (err == E3MP_UNDO_NO_SPACE)
+	if (e->show & E3MP_SHOW_UNDO_SPACE)
 		print_undo_space(mp);
-	if (needs_fsck(err))
+	if (e->cls == E3MP_CLASS_FSCK)
 		fprintf(stderr, ". Please run 'e2fsck -f %s' first.",
 			fsck_name(mp));
 	fputc('\n', stderr);
@@ -193,11 +187,12 @@ static void print_io_error(struct e3mp *mp)
 /* Print what went wrong; return the exit code that says so. */
 static int fail(struct e3mp *mp, errcode_t err, const char *doing)
 {
+	const struct e3mp_errinfo *e = errclass_find(err);
 	const char *dev = volume_label(mp);
 	int code;
 
-	if (is_refusal(err)) {
-		print_refusal(mp, err);
+	if (errclass_is_refusal(err)) {
+		print_refusal(mp, e);
 		return E3MP_EXIT_REFUSED;
 	}
 	if (err == E3MP_INTERRUPTED && !mp->writes_started) {
@@ -209,10 +204,9 @@ static int fail(struct e3mp *mp, errcode_t err, const char *doing)
 	}
 	if (mp->io_err.err)
 		print_io_error(mp);
-	else if (mp->err_what &&
-		 (err < E3MP_NOT_EXT || err > E3MP_POINTER_LOST))
+	else if (mp->err_op && !e)	/* a libext2fs or system error */
 		com_err(program_name, err, "while %s block %llu of %s",
-			mp->err_what, (unsigned long long) mp->err_blk, dev);
+			mp->err_op, (unsigned long long) mp->err_blk, dev);
 	else
 		com_err(program_name, err, "while %s %s", doing, dev);
 	/* nothing reached the volume: it is untouched */
@@ -258,43 +252,70 @@ static void print_undo_dir_made(struct e3mp *mp)
 			mp->undo_dir_made);
 }
 
+/* What volume_prepare() was doing at each step, for fail(). */
+static const char *const prep_doing[E3MP_PREP_COUNT] = {
+	[E3MP_PREP_DEVICE] = "opening",
+	[E3MP_PREP_OPEN] = "opening",
+	[E3MP_PREP_CHECK] = "checking",
+	[E3MP_PREP_SCAN] = "scanning",
+	[E3MP_PREP_PLAN] = "planning",
+	[E3MP_PREP_UNDO] = "sizing the undo file for",
+};
+
+/* Between volume_prepare()'s steps: what this file has to say there. */
+static void prepare_step(struct e3mp *mp, enum e3mp_prep_step step,
+			 errcode_t err)
+{
+	if (step == E3MP_PREP_OPEN)
+		print_undo_dir_made(mp);
+	if (step == E3MP_PREP_CHECK && !err) {
+		print_warnings(mp);
+		if (mp->opt.progress)
+			progress_attach(mp);
+	}
+}
+
 /* Open, check, scan and plan: everything before the first write. */
 static int prepare(struct e3mp *mp)
 {
 	errcode_t err;
 
-	err = check_device(mp);
-	if (err)
-		return fail(mp, err, "opening");
-	err = open_volume(mp);
-	print_undo_dir_made(mp);
-	if (err)
-		return fail(mp, err, "opening");
-	err = check_volume(mp);
-	if (err)
-		return fail(mp, err, "checking");
-	print_warnings(mp);
-	layout_geometry(mp);
-	if (mp->opt.progress)
-		progress_attach(mp);
-	err = io_checked(mp, inode_scan_and_record(mp));
-	if (err) {
-		progress_done(mp);
-		return fail(mp, err, "scanning");
-	}
-	/* (planning works on the bitmaps in memory: no I/O to check) */
-	err = layout_plan(mp);
+	mp->on_step = prepare_step;
+	err = volume_prepare(mp);
 	progress_done(mp);
 	if (err)
-		return fail(mp, err, "planning");
-	err = undo_space_check(mp);
-	if (err)
-		return fail(mp, err, "sizing the undo file for");
+		return fail(mp, err, prep_doing[mp->prep_step]);
 	if (mp->opt.debug & E3MP_DEBUG_PLAN)
 		report_debug_moves(mp, stderr);
 	return 0;
 }
 
+/*
+ * One round of the write order (finish.c says why it is safe): each
+ * step is on stable storage before the next one starts.
+ */
+static errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n)
+{
+	errcode_t err;
+
+	if (!n)
+		return 0;
+	err = blocks_reserve(mp, mv, n);
+	if (!err)
+		err = blocks_copy(mp, mv, n);
+	if (!err)
+		err = write_barrier(mp);
+	if (!err)
+		err = pointers_rewrite(mp, mv, n);
+	if (!err)
+		err = write_barrier(mp);
+	if (err)
+		return err;
+	blocks_release(mp, mv, n);
+	return write_barrier(mp);
+}
+
+/* Round 1 empties metacluster slots, round 2 fills them. */
 static errcode_t repack(struct e3mp *mp)
 {
 	errcode_t err;
@@ -317,7 +338,8 @@ static errcode_t repack(struct e3mp *mp)
 	return err;
 }
 
-static int finish(struct e3mp *mp, const char *status, int code)
+/* A run that did not fail: the report, or why nothing moved. */
+static int conclude(struct e3mp *mp, const char *status, int code)
 {
 	FILE *f = stdout;
 
@@ -341,14 +363,18 @@ static int run_volume(const struct e3mp_options *opt, const char *device,
 	mp.opt = *opt;
 	mp.device = device;
 	mp.part = part;
+	mp.debug_io = (opt->debug & E3MP_DEBUG_IO) ? stderr : NULL;
 	code = prepare(&mp);
 	if (code)
 		goto out;
 	moves = mp.plan.nmv[0] + mp.plan.nmv[1];
 	if (mp.opt.dry_run || !moves) {
-		code = moves ? E3MP_EXIT_CHANGED : E3MP_EXIT_NOTHING;
-		code = finish(&mp, code ? "nothing_to_do" : "would_change",
-			      code);
+		if (moves)
+			code = conclude(&mp, "would_change",
+					E3MP_EXIT_CHANGED);
+		else
+			code = conclude(&mp, "nothing_to_do",
+					E3MP_EXIT_NOTHING);
 		goto out;
 	}
 	err = repack(&mp);
@@ -369,7 +395,7 @@ static int run_volume(const struct e3mp_options *opt, const char *device,
 	} else if (err)
 		code = fail(&mp, err, "repacking");
 	else
-		code = finish(&mp, "changed", E3MP_EXIT_CHANGED);
+		code = conclude(&mp, "changed", E3MP_EXIT_CHANGED);
 out:
 	err = volume_close(&mp, code != E3MP_EXIT_CHANGED &&
 				 code != E3MP_EXIT_NOTHING);
@@ -446,7 +472,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 		else
 			print_version();
-		exit(E3MP_EXIT_CHANGED);
+		exit(EXIT_SUCCESS);	/* not a run: no E3MP_EXIT_* applies */
 	}
 	catch_signals();
 	err = resolve_device(opt.spec, &device);

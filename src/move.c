@@ -96,13 +96,31 @@ static void source_readahead(struct e3mp *mp, const struct copy *c,
 	}
 }
 
+/*
+ * -d 0x2: one line per batch, once it is written: its blocks, the
+ * requests the coalescing made of them, and the ranges it swept
+ * (c[0..n) sorted by destination; @lo, @hi: its first and last source).
+ */
+static void debug_batch(struct e3mp *mp, const struct copy *c, __u32 n,
+			blk64_t lo, blk64_t hi, __u32 reads, __u32 writes)
+{
+	if (!mp->debug_io)
+		return;
+	fprintf(mp->debug_io, "copy batch: %u blocks, %u reads, %u writes, "
+		"from %llu..%llu to %llu..%llu\n", n, reads, writes,
+		(unsigned long long) lo, (unsigned long long) hi,
+		(unsigned long long) c[0].to,
+		(unsigned long long) c[n - 1].to);
+}
+
 /* Copy c[0..n) (in any order) through @buf, which holds n blocks. */
 static errcode_t copy_batch(struct e3mp *mp, struct copy *c, __u32 n,
 			    char *buf)
 {
 	ext2_filsys fs = mp->fs;
 	size_t bs = fs->blocksize;
-	__u32 i, len, chunk = writeback_chunk(mp);
+	__u32 i, len, chunk = writeback_chunk(mp), reads = 0, writes = 0;
+	blk64_t lo, hi;
 	errcode_t err;
 
 	qsort(c, n, sizeof(*c), cmp_to);
@@ -111,8 +129,8 @@ static errcode_t copy_batch(struct e3mp *mp, struct copy *c, __u32 n,
 	dest_readahead(mp, c, n);
 	qsort(c, n, sizeof(*c), cmp_from);
 	source_readahead(mp, c, n);
-	mp->err_what = "reading";
-	for (i = 0; i < n; i += len) {
+	mp->err_op = "reading";
+	for (i = 0; i < n; i += len, reads++) {
 		len = from_run(c, i, n);
 		mp->err_blk = c[i].from;
 		err = io_channel_read_blk64(fs->io, c[i].from, len,
@@ -120,9 +138,11 @@ static errcode_t copy_batch(struct e3mp *mp, struct copy *c, __u32 n,
 		if (err)
 			return err;
 	}
+	lo = c[0].from;
+	hi = c[n - 1].from;
 	qsort(c, n, sizeof(*c), cmp_to);
-	mp->err_what = "writing";
-	for (i = 0; i < n; i += len) {
+	mp->err_op = "writing";
+	for (i = 0; i < n; i += len, writes++) {
 		len = to_run(c, i, n);
 		if (len > chunk)
 			len = chunk;
@@ -133,6 +153,7 @@ static errcode_t copy_batch(struct e3mp *mp, struct copy *c, __u32 n,
 			return err;
 		writeback_kick(mp);
 	}
+	debug_batch(mp, c, n, lo, hi, reads, writes);
 	return 0;
 }
 

@@ -156,8 +156,8 @@ errcode_t check_volume(struct e3mp *mp)
 	struct ext2_super_block *sb = mp->fs->super;
 	errcode_t err = 0;
 
-	mp->err_what = unsupported_feature(sb);
-	if (mp->err_what)
+	mp->err_why = unsupported_feature(sb);
+	if (mp->err_why)
 		return E3MP_UNSUPP_FEATURE;
 	if (ext2fs_has_feature_journal_needs_recovery(sb))
 		warn_or(mp, E3MP_NEEDS_RECOVERY, &err);

@@ -160,7 +160,7 @@ static int scan_block(ext2_filsys fs, blk64_t *blocknr,
 	sc->nblocks++;
 	if (blockcnt >= 0 && sc->ino == fs->super->s_journal_inum &&
 	    blockcnt != sc->jnext++) {
-		sc->mp->err_what = "a hole in its block map";
+		sc->mp->err_why = "a hole in its block map";
 		sc->err = E3MP_JOURNAL_INODE;
 		return BLOCK_ABORT;
 	}
@@ -328,7 +328,7 @@ static errcode_t check_journal_size(struct scan_ctx *sc,
 	    EXT2_I_SIZE((struct ext2_inode *) inode))
 		return 0;
 	sc->mp->err_ino = sc->ino;
-	sc->mp->err_what = "its block map ends before its size";
+	sc->mp->err_why = "its block map ends before its size";
 	return E3MP_JOURNAL_INODE;
 }
 

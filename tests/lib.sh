@@ -5,8 +5,13 @@
 #	. "${0%/*}/lib.sh"
 #
 # and is then mostly variables and calls of the helpers below.  Tests are
-# bash scripts run by automake's parallel harness: exit 0 pass, 77 skip,
-# anything else fail.
+# bash scripts run by automake's parallel harness through its TAP driver
+# (tap-driver.sh): each prints one "ok N - behaviour" line per behaviour
+# it checks ("not ok N - behaviour: why" for one that failed) and the plan
+# "1..N" last; a test skipped as a whole prints "1..0 # SKIP reason".
+# A behaviour is named by check "SENTENCE" and holds until the next check
+# or the end of its case (or test); inside run_cases each line starts
+# with the case name, and a case that names none is one line, its name.
 #
 # Environment (all optional; the Makefile sets the first four):
 #   E3MP          the binary under test   ($top_builddir/src/e3metapack)
@@ -57,6 +62,7 @@ _lib_err() {
 	trap - ERR
 	echo "FAIL: command exited $rc: $cmd" >&2
 	_lib_where 1
+	_tap_line "not ok" "$(_tap_name): command exited $rc: $cmd"
 	exit "$rc"
 }
 
@@ -65,18 +71,71 @@ _lib_traps() {
 }
 _lib_traps
 
-# fail MSG...: the test fails here.
+# fail MSG...: the test fails here (the behaviour being checked fails).
 fail() {
 	trap - ERR
 	echo "FAIL: $*" >&2
 	_lib_where 1
+	_tap_line "not ok" "$(_tap_name): $*"
 	exit 1
 }
 
 # skip REASON...: the test (or the current case) is skipped.
 skip() {
-	echo "SKIP: $*"
+	echo "SKIP: $*" >&2
+	printf '%s\n' "$*" >"$T/.tap_skip"
 	exit 77
+}
+
+# ---- TAP -------------------------------------------------------------
+#
+# TAP lines go to fd 7, a copy of the test's stdout, so that a fail()
+# inside $(...) is still seen.  The count is kept in a file, since the
+# cases run in subshells; .tap_notok has a line per "not ok".
+
+exec 7>&1
+TAP_CASE=
+TAP_STEP=
+TAP_BASE=0
+
+_tap_count() {
+	cat "$T/.tap_n" 2>/dev/null || echo 0
+}
+
+# _tap_line ok|"not ok" TEXT [SKIP-REASON]: the next numbered line (a
+# "#" in TEXT is escaped, or the driver would read a directive there).
+_tap_line() {
+	local n text=${2//#/\\#}
+	n=$(($(_tap_count) + 1))
+	echo "$n" >"$T/.tap_n"
+	[ "$1" = ok ] || echo "$n" >>"$T/.tap_notok"
+	echo "$1 $n - $text${3:+ # SKIP $3}" >&7
+}
+
+# What the current line is about: "case: behaviour", or either alone.
+_tap_name() {
+	local what=${TAP_STEP:-${TAP_CASE:-$TEST_NAME}}
+	[ -z "$TAP_CASE" ] || [ -z "$TAP_STEP" ] || what="$TAP_CASE: $what"
+	printf '%s' "$what"
+}
+
+_tap_notok_count() {
+	if [ -f "$T/.tap_notok" ]; then wc -l <"$T/.tap_notok"; else echo 0; fi
+}
+
+# The behaviour being checked holds; or nothing was named since the
+# scope (case or test) began: the scope itself is the line.
+_tap_close() {
+	if [ -n "$TAP_STEP" ] || [ "$(_tap_count)" = "$TAP_BASE" ]; then
+		_tap_line ok "$(_tap_name)"
+	fi
+	TAP_STEP=
+}
+
+# check SENTENCE...: the assertions that follow show this behaviour.
+check() {
+	[ -z "$TAP_STEP" ] || _tap_close
+	TAP_STEP=$*
 }
 
 info() {
@@ -97,15 +156,36 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/e3mp-$TEST_NAME.XXXXXX")
 T=$(cd "$T" && pwd -P)
 RUN_DIR=$T
 
+# The end of the TAP stream: the last behaviour, a skip, or a failure
+# that printed no "not ok" yet; then the plan.
+_lib_tap_end() {
+	local rc=$1 why
+	case $rc in
+	0)	_tap_close ;;
+	77)	why=$(cat "$T/.tap_skip" 2>/dev/null || echo skipped)
+		if [ "$(_tap_count)" = 0 ]; then
+			echo "1..0 # SKIP $why" >&7
+			return 0
+		fi
+		[ -z "$TAP_STEP" ] || _tap_line ok "$(_tap_name)" "$why" ;;
+	*)	[ "$(_tap_notok_count)" -gt 0 ] ||
+			_tap_line "not ok" "$(_tap_name): exited $rc" ;;
+	esac
+	echo "1..$(_tap_count)" >&7
+}
+
 _lib_exit() {
 	local rc=$?
 	trap - ERR EXIT
+	_lib_tap_end "$rc"
 	if { [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; } && [ -z "${E3MP_KEEP:-}" ]
 	then
 		rm -rf "$T"
 	else
 		echo "# scratch dir kept: $T" >&2
 	fi
+	# a skip is said by the plan line; the TAP driver wants exit 0
+	[ "$rc" -ne 77 ] || rc=0
 	exit "$rc"
 }
 trap _lib_exit EXIT
@@ -497,7 +577,7 @@ json_int() {
 # the test fails at the end if any did.
 
 run_cases() {
-	local func=$1 cases=$2 line name rc t0
+	local func=$1 cases=$2 line name rc t0 notok
 	local passed=0 failed='' skipped=0
 	while IFS= read -r line; do
 		line=${line%%#*}
@@ -515,44 +595,52 @@ run_cases() {
 		case " $line " in
 		*" SLOW=1 "*)
 			if [ "${E3MP_SLOW:-0}" != 1 ]; then
-				info "case $name: slow, skipped (E3MP_SLOW=1 runs it)"
+				_tap_line ok "$name" \
+					"slow (E3MP_SLOW=1 runs it)"
 				skipped=$((skipped + 1))
 				continue
 			fi ;;
 		esac
 		echo "## case $name: $line"
 		t0=$SECONDS
+		notok=$(_tap_notok_count)
+		rm -f "$T/.tap_skip"
 		trap - ERR
 		set +e
 		(
 			set -eE
 			_lib_traps
 			trap - EXIT
+			TAP_CASE=$name TAP_STEP= TAP_BASE=$(_tap_count)
 			eval "$line"
 			RUN_DIR=$T/$name
 			mkdir -p "$RUN_DIR"
 			"$func"
+			_tap_close
 		)
 		rc=$?
 		set -e
 		_lib_traps
 		case $rc in
-		0)	echo "ok - $name ($((SECONDS - t0))s)"
+		0)	echo "# case $name passed ($((SECONDS - t0))s)"
 			passed=$((passed + 1))
 			[ -n "${E3MP_KEEP:-}" ] || rm -rf "${T:?}/$name" ;;
-		77)	echo "skip - $name"
+		77)	_tap_line ok "$name" "$(cat "$T/.tap_skip" \
+				2>/dev/null || echo skipped)"
 			skipped=$((skipped + 1))
 			rm -rf "${T:?}/$name" ;;
-		*)	echo "not ok - $name (exit $rc, $((SECONDS - t0))s;" \
-			     "files in $T/$name)"
+		*)	[ "$(_tap_notok_count)" -gt "$notok" ] ||
+				_tap_line "not ok" "$name: exited $rc"
+			echo "# case $name failed (exit $rc," \
+			     "$((SECONDS - t0))s; files in $T/$name)"
 			failed="$failed $name" ;;
 		esac
 	done <<<"$cases"
 	# shellcheck disable=SC2086
 	set -- $failed
-	# (worded so as not to look like a test runner's closing line)
 	echo "# $TEST_NAME cases: ok $passed, not ok $#, skipped $skipped"
-	[ -z "$failed" ] || fail "cases failed:$failed"
+	# (each failed case has said "not ok" already)
+	[ -z "$failed" ] || exit 1
 	[ "$passed" -gt 0 ] || skip "no case ran"
 }
 

@@ -12,7 +12,7 @@ need_tool
 NOPE=$T/no-such-device.img
 OPEN_FAILED="e3metapack: No such file or directory while opening $NOPE"
 
-# -h: usage on stdout (or stderr), exit 0, naming the long options.
+check "-h prints the usage, naming the long options, and exits 0"
 run_tool -h
 expect_exit 0
 cat "$RUN_OUT" "$RUN_ERR" >"$T/help"
@@ -21,7 +21,7 @@ for opt in --home --mc-max --json; do
 	grep -q -e "$opt" "$T/help" || fail "-h does not mention $opt"
 done
 
-# -V: a version number, exit 0.
+check "-V prints the program and a version number, and exits 0"
 run_tool -V
 expect_exit 0
 cat "$RUN_OUT" "$RUN_ERR" >"$T/version"
@@ -29,6 +29,7 @@ grep -q 'e3metapack' "$T/version" || fail "-V does not name the program"
 grep -Eq '[0-9]+\.[0-9]+' "$T/version" || fail "-V prints no version"
 
 # Each line: the arguments of one run that must be a usage error.
+check "a usage error exits 16 with the usage on stderr, nothing on stdout"
 USAGE_ERRORS="
 	(none)
 	-x $NOPE
@@ -60,6 +61,7 @@ while read -r args; do
 done <<<"$USAGE_ERRORS"
 
 # Each line: valid options; the run must fail only at opening $NOPE.
+check "valid options on a missing device exit 4, failing only to open it"
 VALID="
 	$NOPE
 	-n $NOPE
@@ -86,6 +88,7 @@ done <<<"$VALID"
 
 # --json still fails the same way (what it prints on stdout is not
 # specified for failures before the volume is open).
+check "--json on a missing device fails the same way"
 run_tool --json -n "$NOPE"
 expect_exit 4
 expect_stderr_line "$OPEN_FAILED"

@@ -22,6 +22,7 @@ complete_words() {
 		printf "%s\n" "${COMPREPLY[@]}"' sh "$bc" "$comp" "$@" | sort
 }
 
+check "the completion offers exactly the options of --help"
 # the options of --help: "-n, --dry-run", "--json", "--home=RULE" ...
 "$E3MP" --help | grep -Eo '^ +-[-a-zA-Z]+(, --[-a-z]+=?)?' |
 	sed 's/^ *//; s/, /\n/' | sort >"$T/help"
@@ -34,6 +35,9 @@ diff -u "$T/help.names" "$T/offered.names" >&2 ||
 [ "$(wc -l <"$T/help.names")" -ge 20 ] ||
 	fail "only $(wc -l <"$T/help.names") options found in --help"
 
+info "completion offers the $(wc -l <"$T/help.names") options of --help"
+
+check "option values and the device operand complete"
 [ "$(complete_words e3metapack --home '' | tr '\n' ' ')" = \
   "data inline inode " ] ||
 	fail "--home does not complete to inode, data and inline"
@@ -42,4 +46,3 @@ complete_words e3metapack -z n | grep -qx none ||
 touch "$T/disk.img"
 (cd "$T" && complete_words e3metapack -n dis) | grep -qx disk.img ||
 	fail "the device operand does not complete to files"
-echo "ok - completion offers the $(wc -l <"$T/help.names") options of --help"

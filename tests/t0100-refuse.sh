@@ -85,12 +85,14 @@ refuse_case() {
 	esac
 	[ "$PROFILE" = missing ] || record_sha "$IMG"
 
+	check "refused: exit $RC, the exact message, image byte-identical"
 	# shellcheck disable=SC2086
 	E3MP_ENV=$ENV run_tool -z "$RUN_DIR/undo1" $ARGS "$IMG"
 	expect_exit "$RC"
 	check_refused
 
 	if [ -n "${FORCE_RC:-}" ]; then
+		check "with -f: exit ${FORCE_RC// / or }"
 		# shellcheck disable=SC2086
 		E3MP_ENV=$ENV run_tool -f -z "$RUN_DIR/undo2" $ARGS "$IMG"
 		# shellcheck disable=SC2086
@@ -104,6 +106,7 @@ refuse_case() {
 	fi
 
 	if [ -n "${DRY_RC:-}" ]; then
+		check "a dry run exits ${DRY_RC// / or }, warns, writes nothing"
 		[ "$PROFILE" = missing ] || record_sha "$IMG"
 		# shellcheck disable=SC2086
 		E3MP_ENV=$ENV run_tool -n $ARGS "$IMG"

@@ -95,13 +95,14 @@ report_case() {
 	make_manifest "$img" "$MAN"
 	record_sha "$img"
 
+	check "a dry run writes nothing and prints one JSON object"
 	run_tool -n --json "$img"
 	if [ -n "${EMPTY:-}" ]; then expect_exit 1; else expect_exit 0 1; fi
 	expect_unchanged "$img"
 	expect_json
 	cp "$RUN_OUT" "$RUN_DIR/report.json"
 
-	# identity and geometry
+	check "the JSON report names the volume and its geometry"
 	expect_eq device "$(json_get device)" "$img"
 	expect_eq block_size "$(json_int block_size)" "$BS"
 	blocks=$(sb_field "$img" 'Block count')
@@ -118,6 +119,7 @@ report_case() {
 	1) expect_eq status "$(json_get status)" nothing_to_do ;;
 	esac
 
+	check "the indirect block counts add up, and match debugfs's"
 	# indirect blocks: internally consistent ...
 	local ind dind tind total
 	ind=$(json_int indirect.ind)
@@ -144,7 +146,7 @@ report_case() {
 	expect_eq indirect.tind "$tind" "${c[2]}"
 	expect_eq inodes.with_indirect "$(json_int inodes.with_indirect)" "${c[3]}"
 
-	# inode classes the scan skips
+	check "the inode classes the scan skips are counted"
 	expect_eq inodes.skipped_fast_symlink \
 		"$(json_int inodes.skipped_fast_symlink)" \
 		"$(count_inodes "\$NF == \"fast=1\"")"
@@ -159,7 +161,7 @@ report_case() {
 	  "$(json_int inodes.with_indirect)" ] ||
 		fail "inodes.block_mapped < inodes.with_indirect"
 
-	# before/after figures and moves are counts; metacluster <= total
+	check "before/after figures and moves are counts within the totals"
 	for f in before after; do
 		local g
 		for g in in_metacluster groups fsck_reads fsck_seeks; do
@@ -181,8 +183,8 @@ report_case() {
 	fi
 	json_get undo_file >/dev/null
 
-	# the same dry run again: the same report (documented fields only;
-	# the tool may add others, timings for instance)
+	check "the same dry run again gives the same report"
+	# (documented fields only; the tool may add others, timings)
 	run_tool -n --json "$img"
 	expect_exit "$(json_int exit_code "$RUN_DIR/report.json")"
 	jq -S "$DOCUMENTED" "$RUN_DIR/report.json" >"$RUN_DIR/a.json"
@@ -190,7 +192,7 @@ report_case() {
 	diff -u "$RUN_DIR/a.json" "$RUN_DIR/b.json" >&2 ||
 		fail "two identical dry runs gave different reports"
 
-	# --home=data: same scan, other homing
+	check "--home=data: the same scan, another homing"
 	run_tool -n --json --home=data "$img"
 	expect_exit 0 1
 	expect_json
@@ -198,6 +200,7 @@ report_case() {
 	expect_eq rule "$(json_get rule)" data
 	expect_eq indirect.total "$(json_int indirect.total)" "$total"
 
+	check "--home=inline keeps every file's first IND and says so"
 	# --home=inline: every file's first IND (one per inode that has an
 	# IND in i_block[12]: the IND count less the ones under a DIND or
 	# TIND) is kept, so kept + in MCs + unclustered = total
@@ -213,8 +216,8 @@ report_case() {
 	expect_eq moves.kept_inline "$(json_int moves.kept_inline)" \
 		"$(first_inds "$img" "$MAN")"
 
-	# without --json: a human report naming the rule, and still nothing
-	# written
+	check "without --json: a human report naming the rule, and still" \
+	      "nothing written"
 	run_tool -n -v "$img"
 	expect_exit "$(json_int exit_code "$RUN_DIR/report.json")"
 	expect_stdout_grep '^Layout rule: inode$'

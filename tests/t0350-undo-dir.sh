@@ -122,12 +122,19 @@ undo_dir_case() {
 
 	# a dry run writes nothing, so it needs no undo directory
 	if [ "$SETUP" = none ]; then
+		check "a dry run creates no undo directory"
 		E3MP_ENV="E2FSPROGS_UNDO_DIR=$dir" run_tool -n "$IMG"
 		expect_exit 0
 		[ ! -e "$dir" ] || fail "a dry run created $dir"
 		expect_unchanged "$IMG"
 	fi
 
+	if [ "$RC" = 0 ]; then
+		check "the undo directory is made 0755, announced once," \
+		      "and its e2undo command restores the image"
+	else
+		check "refused with the usual message, image untouched"
+	fi
 	[ ! -e "$dir" ] || existed=1
 	case $SETUP in
 	rofs)	run_rofs "$dir" ;;

@@ -58,6 +58,7 @@ base_manifest() {
 
 # The bound from -n, text and JSON; sets BOUND.
 check_bound_reported() {
+	check "-n and --json give the undo file's size bound"
 	# shellcheck disable=SC2086
 	run_tool -n --json $ARGS "$WORK"
 	expect_exit 0
@@ -75,6 +76,7 @@ check_bound_reported() {
 # sets REAL and UNIT.
 check_bound_real() {
 	local undo=$RUN_DIR/real.e2undo
+	check "the real undo file is within the bound and 80 % of it"
 	cp --sparse=always "$ORIG" "$WORK"
 	# shellcheck disable=SC2086
 	run_tool -z "$undo" $ARGS "$WORK"
@@ -88,6 +90,7 @@ check_bound_real() {
 	[ $((REAL * 125)) -ge $((BOUND * 100)) ] ||
 		fail "the bound ($BOUND) is more than 25 % above the undo file ($REAL)"
 	info "undo file $REAL bytes, bound $BOUND ($((BOUND * 100 / REAL)) %)"
+	check "the packed image is fsck-clean, the same files, e2undo exact"
 	fsck_clean "$WORK"
 	same_content "$MAN0" "$WORK"
 	ks_check_undo "$ORIG" "$WORK" "$undo" || fail "e2undo: $KS_WHY"
@@ -119,6 +122,7 @@ check_room() {
 	# from a header's worth (3 units) to just short of the real file
 	sizes=$(ks_spread $(((REAL - 4096 - 3 * UNIT) / 4096)) "$n" |
 		awk -v b=$((3 * UNIT)) '{ print b + ($1 - 1) * 4096 }')
+	check "too little room for the undo file: refused, nothing written"
 	for s in $sizes; do
 		run_small "$s"
 		expect_exit 2
@@ -128,7 +132,7 @@ check_room() {
 		[ -z "$SMALL_LEFT" ] ||
 			fail "tmpfs of $s bytes: left behind: $SMALL_LEFT"
 	done
-	# room for the bound, to the page
+	check "room for the bound: packed, and e2undo restores the image"
 	run_small $(((BOUND + 4095) / 4096 * 4096))
 	expect_exit 0
 	[ "$SMALL_LEFT" = "e3metapack-${WORK##*/}.e2undo" ] ||
@@ -223,6 +227,8 @@ check_faults() {
 		[ "${SLOW:-0}" != 1 ] || n=12
 		errs='ENOSPC EDQUOT EFBIG EIO'
 	fi
+	check "an undo write that fails: exit 4 untouched, or 8 consistent" \
+	      "with e2undo exact"
 	points=$(ks_spread "$nw" "$n")
 	for k in $points; do
 		for e in $errs; do
@@ -239,6 +245,7 @@ check_faults() {
 	info "faults: $i runs, $UNDONE undone exactly, at K in" \
 	     "$(echo $points | tr ' ' ',') of $nw undo writes ($errs)"
 	UNDONE=0
+	check "a lasting undo write error: no e2undo printed that would fail"
 	points=$(ks_spread "$nw" 6)
 	[ "${E3MP_SLOW:-0}" != 1 ] || points=$(ks_spread "$nw" 16)
 	for k in $points; do
@@ -258,6 +265,8 @@ check_faults() {
 			}
 			prev = len
 		}' "$RUN_DIR/count.trace")
+	check "a failed superblock copy update that cannot be repaired: the" \
+	      "undo file is said unusable, e2fsck -f is given"
 	[ -n "$k" ] || fail "no update of the superblock copy in the counting run"
 	UNUSABLE=0
 	undo_inject "pwrite64:error=EIO:when=$k+ write:error=EIO:when=1+"

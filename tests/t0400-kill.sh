@@ -153,10 +153,15 @@ kill_case() {
 	done
 	rm -f "$work" "$work".*
 	info "$name: $n kill points"
-	[ -z "$bad_run$bad_undo$bad_fsck" ] ||
-		fail "$name:${bad_run:+ kill not as counted at K=${bad_run# };}" \
-		     "${bad_undo:+ e2undo not exact at K=${bad_undo# };}" \
-		     "${bad_fsck:+ e2fsck recovery failed at K=${bad_fsck# }}" \
+	check "kill -9 lands at each chosen write, after the writes before"
+	[ -z "$bad_run" ] ||
+		fail "kill not as counted at K=${bad_run# } (of N=$KS_NW writes)"
+	check "after kill -9 at any write, e2undo restores the original exactly"
+	[ -z "$bad_undo" ] ||
+		fail "e2undo not exact at K=${bad_undo# } (of N=$KS_NW writes)"
+	check "after kill -9 at any write, e2fsck -fy recovers every file"
+	[ -z "$bad_fsck" ] ||
+		fail "e2fsck recovery failed at K=${bad_fsck# }" \
 		     "(of N=$KS_NW writes)"
 }
 

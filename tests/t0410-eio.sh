@@ -194,13 +194,18 @@ eio_case() {
 	rm -f "$WORK" "$WORK".*
 	info "$name: $n I/O error points (writes: of $KS_NW; reads: of" \
 	     "$KS_NR, $KS_NR0 before the first write)"
-	[ -z "$BAD_RUN$BAD_EXIT$BAD_MSG$BAD_VOL$BAD_FSCK$BAD_UNDO" ] ||
-		fail "$name:${BAD_RUN:+ not injected:$BAD_RUN;}" \
-		     "${BAD_EXIT:+ wrong exit:$BAD_EXIT;}" \
-		     "${BAD_MSG:+ message:$BAD_MSG;}" \
-		     "${BAD_VOL:+ volume:$BAD_VOL;}" \
-		     "${BAD_FSCK:+ e2fsck recovery:$BAD_FSCK;}" \
-		     "${BAD_UNDO:+ e2undo:$BAD_UNDO}"
+	check "an I/O error is injected at every chosen read and write"
+	[ -z "$BAD_RUN" ] || fail "not injected:$BAD_RUN"
+	check "exit 4 with the image untouched and no undo file, else exit 8"
+	[ -z "$BAD_EXIT" ] || fail "wrong exit:$BAD_EXIT"
+	check "the message names the device, the block and the I/O error"
+	[ -z "$BAD_MSG" ] || fail "message:$BAD_MSG"
+	check "the volume is left consistent (e2fsck -fn)"
+	[ -z "$BAD_VOL" ] || fail "volume:$BAD_VOL"
+	check "e2fsck -fy recovers every file"
+	[ -z "$BAD_FSCK" ] || fail "e2fsck recovery:$BAD_FSCK"
+	check "e2undo restores the original byte for byte"
+	[ -z "$BAD_UNDO" ] || fail "e2undo:$BAD_UNDO"
 }
 
 run_cases eio_case "$CASES"

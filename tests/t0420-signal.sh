@@ -40,6 +40,7 @@ check_case() {
 	strace -f -qq -o /dev/null -e trace=none true 2>/dev/null ||
 		skip "strace cannot trace here"
 
+	check "SIGINT during the scan: exit 32, nothing written, no undo file"
 	record_sha "$IMG"
 	strace_tool SIGINT pread64
 	expect_exit 32
@@ -47,6 +48,7 @@ check_case() {
 	expect_unchanged "$IMG"
 	[ ! -e "$UNDO" ] || fail "an undo file was left by a run that wrote nothing"
 
+	check "SIGTERM at the first write: the round ends, the volume is clean"
 	strace_tool SIGTERM pwrite64
 	expect_exit 0 32
 	if [ "$RUN_RC" = 32 ]; then
@@ -56,6 +58,7 @@ check_case() {
 	fsck_clean "$IMG"
 	same_content "$RUN_DIR/orig.manifest" "$IMG"
 
+	check "a rerun finishes, and e2undo restores the original"
 	run_tool -z "$UNDO" "$IMG"
 	expect_exit 0 1
 	fsck_clean "$IMG"

@@ -148,9 +148,14 @@ check_case() {
 	build_disk "$DISK"
 	cp --sparse=always "$DISK" "$RUN_DIR/orig"
 	record_sha "$DISK"
+	check "a dry run reports each partition in JSON, writes nothing"
 	check_dry_run
+	check "each ext partition is repacked, the swap untouched; their" \
+	      "e2undo files restore the whole image"
 	check_repack
+	check "--partition=N repacks that partition only"
 	check_one_partition
+	check "overlapping or overlong entries are refused, the rest repacked"
 	check_bad_tables
 }
 

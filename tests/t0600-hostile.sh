@@ -836,6 +836,11 @@ hostile_case() {
 	[ -z "${HARMLESS:-}" ] || fsck_only "$RUN_DIR/fsck.before"
 
 	# the real run
+	if [ -n "${HARMLESS:-}" ]; then
+		check "harmless: run exits ${RC:-0}, e2fsck complains as before"
+	else
+		check "refused with one line, image untouched, no undo file"
+	fi
 	run_tool -z "$RUN_DIR/u.e2undo" "$IMG"
 	expect_no_crash
 	if [ -n "${HARMLESS:-}" ]; then
@@ -861,7 +866,7 @@ hostile_case() {
 		fail "a refused run left an undo file behind"
 	[ -z "${CORRUPT:-}" ] || corrupt_checks
 
-	# a dry run of the same image: no crash, no write
+	check "a dry run neither crashes nor writes"
 	cmp -s "$IMG.orig" "$IMG" || cp "$IMG.orig" "$IMG"
 	run_tool -n "$IMG"
 	expect_no_crash

@@ -103,6 +103,8 @@ race_case() {
 	ORIG=$RUN_DIR/orig.img MAN=$RUN_DIR/orig.man
 	mkimg "$ORIG"
 	make_manifest "$ORIG" "$MAN"
+	check "of two runs started together one repacks, the other is" \
+	      "refused naming it, and e2undo is exact"
 	for i in $(seq 1 "$pairs"); do
 		race_pair "$i" || bad="$bad $i"
 	done
@@ -129,6 +131,8 @@ held_case() {
 	local img=$RUN_DIR/h.img
 	mkimg "$img"
 	record_sha "$img"
+	check "under an exclusive lock a run and a dry run are refused," \
+	      "naming the holder"
 	hold -x "$img"
 	run_tool -z "$img.e2undo" "$img"
 	expect_exit 2
@@ -139,6 +143,7 @@ held_case() {
 	expect_stderr_has "$LOCKED"
 	release
 	expect_unchanged "$img"
+	check "under a shared lock a dry run runs, a real run is refused"
 	hold -s "$img"
 	run_tool -n "$img"
 	expect_exit 0
@@ -165,6 +170,7 @@ loop_case() {
 	rc2=$RUN_RC err2=$RUN_ERR
 	mv "$img.moved" "$img"
 	losetup -d "$dev"
+	check "a loop device's backing file is refused, under any name"
 	RUN_RC=$rc1 RUN_ERR=$err1
 	expect_exit 2
 	expect_stderr_line "e3metapack: $img: is the backing file of a loop device $dev; detach it (losetup -d) first"
@@ -181,6 +187,7 @@ self_case() {
 	ln -s "$img" "$RUN_DIR/s.sym"
 	ln "$img" "$RUN_DIR/s.hl"
 	record_sha "$img"
+	check "an undo file that is the volume (by any link) is refused"
 	for z in "$img" "$RUN_DIR/s.sym" "$RUN_DIR/s.hl"; do
 		run_tool -z "$z" "$img"
 		expect_exit 2

@@ -30,12 +30,13 @@
  * extended-attribute and directory block, the journal's first block.
  *
  * Each run patches an in-memory copy (a memfd, opened by libext2fs as
- * /proc/self/fd/N), runs what e3metapack runs before its first write --
- * open_volume(), check_volume(), layout_geometry(),
- * inode_scan_and_record(), layout_plan() -- as a dry run (-n: state
- * checks only warn, so the scan sees everything), prints the report to
- * /dev/null, checks the plan (below) and closes the volume.  The patches
- * are undone afterwards.
+ * /proc/self/fd/N), runs volume_prepare() (src/prepare.c), the very
+ * function e3metapack runs before its first write -- check_device(),
+ * open_volume(), check_volume(), planfeed_geometry(), the scan with
+ * io_checked(), planfeed_plan() -- as a dry run (-n: state checks only
+ * warn, so the scan sees everything), prints the report to /dev/null,
+ * checks the plan (below) and closes the volume.  The patches are undone
+ * afterwards.
  *
  * Besides crashes, sanitizer reports, leaks and hangs, a plan that the
  * tool would carry out to the volume's harm aborts (set
@@ -48,8 +49,8 @@
  *   - a source the scan did not claim.
  *
  * E3MP_FUZZ_ASSUME_FIXED=1 treats as refused (and so skips the oracle
- * for) what the tool does not check yet but should, so that a run finds
- * other problems: group descriptors ext2fs_check_desc() rejects, fixed
+ * for, after volume_prepare() accepted it) what the tool does not check
+ * yet but should, so that a run finds other problems: group descriptors ext2fs_check_desc() rejects, fixed
  * metadata free in the block bitmap, EXTENTS_FL on an inode whose
  * i_block[] is no extent header (libext2fs's block iterator then
  * returns 0 and the scan skips the inode), unknown compat features.
@@ -596,17 +597,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (dump_path)
 		dump(t);
-	err = open_volume(&mp);
-	if (!err)
-		err = check_volume(&mp);
+	err = volume_prepare(&mp);
 	if (!err && assume_fixed && should_refuse(&mp))
 		err = E3MP_BAD_POINTER;	/* stands for the missing refusal */
-	if (!err) {
-		layout_geometry(&mp);
-		err = inode_scan_and_record(&mp);
-	}
-	if (!err)
-		err = layout_plan(&mp);
 	if (!err) {
 		if (oracle)
 			check_plan(&mp);

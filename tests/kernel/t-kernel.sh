@@ -21,7 +21,7 @@
 #         control: an ext4 (extent) volume, which -t ext3 must refuse.
 # boot 2  read back each written and re-packed copy (snapshot=on, ro).
 #
-# Skipped (exit 77) when qemu, the kernel package or a static busybox
+# Skipped (1..0 # SKIP) when qemu, the kernel package or a static busybox
 # cannot be had.  Environment, besides tests/lib.sh's:
 #   E3MP_QEMU            the qemu binary (qemu-system-x86_64)
 #   E3MP_KERNEL_CACHE    kernel + initramfs cache (see cache.sh)

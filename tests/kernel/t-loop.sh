@@ -16,7 +16,7 @@
 #               (incremental), checked the same way; then a read pass of
 #               the copy once more
 #
-# Skipped (exit 77) unless root can loop-mount here (no loop devices,
+# Skipped (1..0 # SKIP) unless root can loop-mount here (no loop devices,
 # no privilege, a container, no ext3 support...).
 
 . "${0%/*}/../lib.sh"

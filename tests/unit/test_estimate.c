@@ -344,7 +344,7 @@ static int case_leaves_in_mc(void)
 {
 	struct mp_figures f = { .in_mc = 42 };
 
-	/* layout_plan() fills in_mc first, then estimates into the same */
+	/* planfeed_plan() fills in_mc first, then estimates into the same */
 	std_geom();
 	ind(1, 100);
 	EXPECT(!mp_estimate(&geom, rec, nrec, 0, &f), "error");

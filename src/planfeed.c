@@ -1,7 +1,10 @@
 /*
- * layout.c --- the planner's view of a real volume
+ * planfeed.c --- feed the pure planner (plan.c) from the real volume
  *
- * Geometry comes from the superblock; "in use" is the on-disk block
+ * The planner knows no libext2fs: it gets the geometry, the indirect
+ * blocks and data zones the scan recorded, and callbacks that answer
+ * "in use?" and "a free block, please".  Geometry comes from the
+ * superblock; "in use" is the on-disk block
  * bitmap, which the planner never changes; destinations are reserved in
  * a private copy of it.
  */
@@ -10,7 +13,7 @@
 #endif
 #include "e3metapack.h"
 
-void layout_geometry(struct e3mp *mp)
+void planfeed_geometry(struct e3mp *mp)
 {
 	struct ext2_super_block *sb = mp->fs->super;
 
@@ -74,7 +77,7 @@ static blk64_t count_free(ext2_filsys fs)
 	return n;
 }
 
-errcode_t layout_plan(struct e3mp *mp)
+errcode_t planfeed_plan(struct e3mp *mp)
 {
 	struct space sp = { .fs = mp->fs };
 	struct mp_plan *p = &mp->plan;
