@@ -21,6 +21,11 @@
  * slot, so it stays wherever it is and nothing evicts it; the file's
  * other indirect blocks are homed as under inode homing.
  *
+ * Under --dirs=pack the data blocks of block-mapped directories are
+ * records too (REC_DIR): each directory is one run, homed with its inode
+ * under every rule, placed after its group's indirect-block runs; the
+ * rest (demand, carry, runs in place, evacuation) is the same.
+ *
  * Moves come in two rounds, because a destination may only be written
  * while nothing on disk refers to it: round 1 takes destinations that
  * are free now and empties the slots that are not (data is evacuated,
