@@ -17,8 +17,8 @@ enum e3mp_homing {
 };
 
 #define REC_IN_INODE	0x01	/* pointer lives in i_block[], not a block */
-#define REC_DIR		0x02	/* a directory's data block (level 0) */
-#define REC_OF_DIR	0x04	/* an indirect block of such a directory */
+#define REC_DIR		0x02	/* a directory block, level 0 */
+#define REC_OF_DIR	0x04	/* an IND/DIND/TIND of such a dir */
 
 /*
  * One indirect block, as the scan found it (32 bytes).  Under --dirs=pack
@@ -33,7 +33,7 @@ struct ind_rec {
 	__u32		ino;		/* owner */
 	__u32		logical;	/* first logical block it maps */
 	__u32		data_group;	/* group of the first data under it */
-	__u8		level;		/* 1 IND, 2 DIND, 3 TIND; 0 REC_DIR */
+	__u8		level;		/* 1-3 IND..TIND; 0 REC_DIR */
 	__u8		flags;		/* REC_* */
 };
 
@@ -115,8 +115,8 @@ struct mp_plan {
 	/* directory blocks (REC_DIR records), under --dirs=pack */
 	__u64		dir_blocks;	/* recorded */
 	__u64		dir_moved;	/* into their region */
-	__u64		dir_no_space;	/* ... left for want of space */
-	__u64		dir_before;	/* in their region before the run */
+	__u64		dir_no_space;	/* ... left, no free space */
+	__u64		dir_before;	/* in their region before */
 	__u64		dir_after;	/* ... and after it */
 };
 

@@ -27,9 +27,9 @@ struct scan_ctx {
 	ext2_ino_t	ino;
 	int		record;		/* movable: record INDs */
 	int		record_data;	/* movable data: record tail blocks */
-	int		dir;		/* a directory: record every block */
+	int		dir;		/* a directory: record blocks */
 	int		dir_count;	/* a block-mapped directory */
-	__u32		nind;		/* indirect blocks of this inode */
+	__u32		nind;		/* its indirect blocks */
 	int		dup_check;	/* blocks must be claimed once */
 	__u32		pending;	/* first record without a data group */
 	__u32		addr;		/* block pointers per block */

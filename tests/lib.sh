@@ -464,8 +464,11 @@ dirs_scattered() {
 					continue	# (IND), (DIND), (TIND)
 				sub(/^\([^)]*\):/, "", part[k])
 				split(part[k], r, "-")
-				if (next_blk >= 0 && r[1] != next_blk)
-					{ print cur, next_blk; cur = "" ; break }
+				if (next_blk >= 0 && r[1] != next_blk) {
+					print cur, next_blk
+					cur = ""
+					break
+				}
 				next_blk = (r[2] == "" ? r[1] : r[2]) + 1
 			}
 		}'

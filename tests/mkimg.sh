@@ -310,7 +310,7 @@ mkimg_grow_dirs() {
 			echo "write $h/f$i /late/f$i"
 			for k in $(seq 0 $((i % 5))); do
 				echo "expand_dir /late/g$i"
-				echo "expand_dir /d$(printf %02d $((i * 3 + k)))"
+				printf 'expand_dir /d%02d\n' $((i * 3 + k))
 			done
 		done
 	} >"$W/grow.cmds"
