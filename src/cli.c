@@ -18,7 +18,7 @@
 
 #define MC_MAX_DEFAULT	12
 
-enum { OPT_JSON = 256, OPT_HOME, OPT_MC_MAX, OPT_PARTITION };
+enum { OPT_JSON = 256, OPT_HOME, OPT_MC_MAX, OPT_PARTITION, OPT_DIRS };
 
 static const struct option long_opts[] = {
 	{ "dry-run",	no_argument,		NULL, 'n' },
@@ -30,6 +30,7 @@ static const struct option long_opts[] = {
 	{ "json",	no_argument,		NULL, OPT_JSON },
 	{ "home",	required_argument,	NULL, OPT_HOME },
 	{ "mc-max",	required_argument,	NULL, OPT_MC_MAX },
+	{ "dirs",	required_argument,	NULL, OPT_DIRS },
 	{ "partition",	required_argument,	NULL, OPT_PARTITION },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ "help",	no_argument,		NULL, 'h' },
@@ -41,7 +42,7 @@ void usage(FILE *f)
 	fprintf(f,
 "Usage: e3metapack [-fnpv] [-z undo_file] [-d debug_flags] [--json]\n"
 "                  [--home=inode|data|inline] [--mc-max=percent]\n"
-"                  [--partition=N] [-V] [-h] device\n"
+"                  [--dirs=pack|leave] [--partition=N] [-V] [-h] device\n"
 "\n"
 "Move every indirect block of an unmounted ext2/ext3 volume into the\n"
 "metacluster at the tail of its block group, so e2fsck reads them in\n"
@@ -57,6 +58,8 @@ void usage(FILE *f)
 "      --json          print the report as one JSON object\n"
 "      --home=RULE     inode (default), data or inline: the layout rule\n"
 "      --mc-max=PCT    metacluster at most PCT%% (1-50) of a group (default %d)\n"
+"      --dirs=MODE     leave (default) or pack: move the blocks of\n"
+"                      block-mapped directories next to the metacluster\n"
 "      --partition=N   of a whole-disk image, process partition N only\n"
 "  -V, --version       print the version and exit\n"
 "  -h, --help          print this help and exit\n", MC_MAX_DEFAULT);
@@ -106,6 +109,14 @@ static errcode_t parse_one(int c, struct e3mp_options *opt)
 			opt->homing = E3MP_HOME_INLINE;
 		else
 			return opt->bad = "--home", EINVAL;
+		break;
+	case OPT_DIRS:
+		if (!strcmp(optarg, "pack"))
+			opt->dirs_pack = 1;
+		else if (!strcmp(optarg, "leave"))
+			opt->dirs_pack = 0;
+		else
+			return opt->bad = "--dirs", EINVAL;
 		break;
 	case OPT_PARTITION:
 		if (parse_number(optarg, 4096, &v) || v == 0)

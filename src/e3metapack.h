@@ -79,6 +79,7 @@ struct e3mp_options {
 	const char	*undo_file;	/* -z; NULL: default, "none": off */
 	enum e3mp_homing homing;	/* --home=inode|data */
 	unsigned int	mc_max_pct;	/* --mc-max: cap, % of a group */
+	int		dirs_pack;	/* --dirs=pack (1) or leave (0) */
 	const char	*spec;		/* DEVICE as given */
 	int		help;		/* -h */
 	int		version;	/* -V */
@@ -97,6 +98,8 @@ struct e3mp_stats {
 	__u64	skipped_special;	/* inodes 1 and 7, devices, ... */
 	__u64	ind_by_level[4];	/* [1] IND, [2] DIND, [3] TIND */
 	__u64	data_blocks;		/* data blocks of scanned files */
+	__u64	dirs_mapped;		/* block-mapped directories */
+	__u64	dir_blocks;		/* ... their data blocks */
 };
 
 /* The first I/O error of a run (io.c), for the message. */

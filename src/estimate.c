@@ -54,6 +54,8 @@ static void read_batch(const struct mp_geom *g, const struct ind_rec *rec,
 			__u32 grp = (b - g->first_data_block) /
 				    g->blocks_per_group;
 
+			if (rec[k].flags & REC_DIR)
+				continue;	/* read by pass 2 */
 			out->reads++;
 			if (!have_prev || b != prev + 1)
 				out->seeks++;
@@ -82,12 +84,17 @@ errcode_t mp_estimate(const struct mp_geom *g, const struct ind_rec *rec,
 	while (i < nrec) {
 		struct deferred d = { .key = 0, .ino = rec[i].ino, .first = i };
 		__u32 grp = (d.ino - 1) / g->inodes_per_group;
+		int ind = 0;
 
 		for (; i < nrec && rec[i].ino == d.ino; i++) {
 			if (rec[i].level == 1 && (rec[i].flags & REC_IN_INODE))
 				d.key = loc(&rec[i], after);
+			ind |= !(rec[i].flags & REC_DIR);
 			d.count++;
 		}
+		/* pass 1 defers only inodes that have indirect blocks */
+		if (!ind)
+			continue;
 		if (n && (n == E2FSCK_BATCH || grp != batch_grp)) {
 			read_batch(g, rec, batch, n, after, out, seen);
 			n = 0;

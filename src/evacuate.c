@@ -58,6 +58,12 @@ static int round_of(const struct planner *pl, __u32 i)
 	return pl->ops->in_use(pl->priv, r->dest) ? RND_2 : RND_1;
 }
 
+/* The kind of record @r's move into its slot. */
+static int own_kind(const struct ind_rec *r)
+{
+	return (r->flags & REC_DIR) ? MV_DIR : MV_IND;
+}
+
 /*
  * Round 1 first takes every free assigned slot, so evacuees never land
  * in one; then empties each assigned slot that is occupied, and lists
@@ -81,11 +87,14 @@ errcode_t emit_moves(struct planner *pl)
 
 		if (!(pl->rnd[i] & (RND_1 | RND_2)))
 			continue;
-		p->ind_moved++;
+		if (r->flags & REC_DIR)
+			p->dir_moved++;
+		else
+			p->ind_moved++;
 		if (pl->rnd[i] & RND_PARK)
 			continue;
 		err = add_move(p, (pl->rnd[i] & RND_2) ? 1 : 0, r->blk, r->dest,
-			       r->ino, MV_IND, r->level);
+			       r->ino, own_kind(r), r->level);
 	}
 	return err;
 }
@@ -152,7 +161,10 @@ static __u32 drop_run_before(struct planner *pl, __u32 i, __u32 *dropped)
 		if (s != NO_SLOT)
 			pl->owner[s] = 0;
 		r->dest = r->blk;
-		pl->p->no_space++;
+		if (r->flags & REC_DIR)
+			pl->p->dir_no_space++;
+		else
+			pl->p->no_space++;
 		(*dropped)++;
 	}
 	return i;
@@ -275,7 +287,8 @@ static errcode_t evacuate_slot(struct planner *pl, __u32 s)
 	p->temp_moves++;
 	err = add_move(p, 0, r->blk, to, r->ino, MV_TEMP, r->level);
 	if (!err)
-		err = add_move(p, 1, to, r->dest, r->ino, MV_IND, r->level);
+		err = add_move(p, 1, to, r->dest, r->ino, own_kind(r),
+			       r->level);
 	return err;
 }
 

@@ -21,6 +21,11 @@
  * slot, so it stays wherever it is and nothing evicts it; the file's
  * other indirect blocks are homed as under inode homing.
  *
+ * Under --dirs=pack the data blocks of block-mapped directories are
+ * records too (REC_DIR): each directory is one run, homed with its inode
+ * under every rule, placed after its group's indirect-block runs; the
+ * rest (demand, carry, runs in place, evacuation) is the same.
+ *
  * Moves come in two rounds, because a destination may only be written
  * while nothing on disk refers to it: round 1 takes destinations that
  * are free now and empties the slots that are not (data is evacuated,
@@ -242,18 +247,34 @@ __u32 slot_index(const struct mp_plan *p, blk64_t blk)
 	return i;
 }
 
-/* Records @a and @b are of one run: the same file, the same home. */
+/*
+ * Records @a and @b are of one run: the same file, the same home, both
+ * indirect blocks or both directory blocks.
+ */
 int same_run(const struct planner *pl, __u32 a, __u32 b)
 {
-	return pl->rec[a].ino == pl->rec[b].ino && pl->home[a] == pl->home[b];
+	return pl->rec[a].ino == pl->rec[b].ino &&
+	       pl->home[a] == pl->home[b] &&
+	       !(pl->rec[a].flags & REC_DIR) == !(pl->rec[b].flags & REC_DIR);
 }
 
 /* ---- homes, and the slot space ------------------------------------ */
 
+/* Bucket of the processing order: a group's directories after its INDs. */
+static __u32 bucket(const struct planner *pl, __u32 i)
+{
+	return 2 * pl->home[i] + !!(pl->rec[i].flags & REC_DIR);
+}
+
 /*
  * Home every record, count demand per group, and build the processing
- * order: scan order under inode homing (inodes come in group order),
- * a stable counting sort by home group under data homing.
+ * order: a stable counting sort by home group, and in each group the
+ * indirect blocks before the directory blocks.  The scan order it starts
+ * from is inode order (inodes come in group order), so under inode
+ * homing the indirect blocks of a group keep it, and the directories
+ * follow them in inode order, each in logical order: e2fsck pass 2 reads
+ * the blocks of a group's directories in one forward sweep, and a tree
+ * walk finds each directory's blocks together.
  */
 static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
 {
@@ -261,6 +282,10 @@ static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
 	__u32 *start = NULL, i;
 	errcode_t err;
 
+	err = ext2fs_get_arrayzero(2 * g->group_count + 1, sizeof(*start),
+				   &start);
+	if (err)
+		return err;
 	for (i = 0; i < pl->nrec; i++) {
 		pl->home[i] = mp_home(g, pl->homing, &pl->rec[i]);
 		if (pl->home[i] >= g->group_count)
@@ -268,17 +293,14 @@ static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
 		if (rec_kept(pl, i))
 			continue;
 		demand[pl->home[i]]++;
+		start[bucket(pl, i) + 1]++;
 		pl->norder++;
 	}
-	err = ext2fs_get_arrayzero(g->group_count + 1, sizeof(*start),
-				   &start);
-	if (err)
-		return err;
-	for (i = 0; i < g->group_count; i++)
-		start[i + 1] = start[i] + demand[i];
+	for (i = 0; i < 2 * g->group_count; i++)
+		start[i + 1] += start[i];
 	for (i = 0; i < pl->nrec; i++)
 		if (!rec_kept(pl, i))
-			pl->order[start[pl->home[i]]++] = i;
+			pl->order[start[bucket(pl, i)]++] = i;
 	ext2fs_free_mem(&start);
 	return 0;
 }
@@ -465,6 +487,12 @@ static void count_figures(struct planner *pl)
 	__u32 i;
 
 	for (i = 0; i < pl->nrec; i++) {
+		if (pl->rec[i].flags & REC_DIR) {
+			p->dir_blocks++;
+			p->dir_before += in_mc(pl, pl->rec[i].blk);
+			p->dir_after += in_mc(pl, pl->rec[i].dest);
+			continue;
+		}
 		p->before.in_mc += in_mc(pl, pl->rec[i].blk);
 		if (in_mc(pl, pl->rec[i].dest))
 			p->after.in_mc++;
@@ -517,10 +545,16 @@ int mp_rec_kept(enum e3mp_homing h, const struct ind_rec *r)
 	       (r->flags & REC_IN_INODE);
 }
 
+/*
+ * A directory's blocks, and the indirect blocks that map them, are homed
+ * with the directory's inode under every rule: its data moves there, so
+ * homing its indirect blocks by where the data was would move them again
+ * on the next run.
+ */
 __u32 mp_home(const struct mp_geom *g, enum e3mp_homing h,
 	      const struct ind_rec *r)
 {
-	if (h == E3MP_HOME_DATA)
+	if (h == E3MP_HOME_DATA && !(r->flags & (REC_DIR | REC_OF_DIR)))
 		return r->data_group;
 	return (r->ino - 1) / g->inodes_per_group;
 }

@@ -17,15 +17,23 @@ enum e3mp_homing {
 };
 
 #define REC_IN_INODE	0x01	/* pointer lives in i_block[], not a block */
+#define REC_DIR		0x02	/* a directory block, level 0 */
+#define REC_OF_DIR	0x04	/* an IND/DIND/TIND of such a dir */
 
-/* One indirect block, as the scan found it (32 bytes). */
+/*
+ * One indirect block, as the scan found it (32 bytes).  Under --dirs=pack
+ * the data blocks of block-mapped directories are records too (REC_DIR,
+ * level 0, @logical the block's own logical number): they are placed by
+ * the same machinery, each directory one run after its group's runs of
+ * indirect blocks.
+ */
 struct ind_rec {
 	blk64_t		blk;		/* where it is now */
 	blk64_t		dest;		/* where it ends up (== blk: stays) */
 	__u32		ino;		/* owner */
 	__u32		logical;	/* first logical block it maps */
 	__u32		data_group;	/* group of the first data under it */
-	__u8		level;		/* 1 IND, 2 DIND, 3 TIND */
+	__u8		level;		/* 1-3 IND..TIND; 0 REC_DIR */
 	__u8		flags;		/* REC_* */
 };
 
@@ -48,6 +56,7 @@ struct data_ext {
 #define MV_DATA		2	/* data block evacuated out of it */
 #define MV_TEMP		3	/* indirect block parked for round 2 */
 #define MV_OUT		4	/* unclustered indirect block evacuated */
+#define MV_DIR		5	/* directory block into its region */
 
 struct mp_move {
 	blk64_t		from;
@@ -103,6 +112,12 @@ struct mp_plan {
 	__u64		no_space;	/* ... of which for want of space */
 	__u64		kept_inline;	/* first INDs the inline rule keeps */
 	struct mp_figures before, after;
+	/* directory blocks (REC_DIR records), under --dirs=pack */
+	__u64		dir_blocks;	/* recorded */
+	__u64		dir_moved;	/* into their region */
+	__u64		dir_no_space;	/* ... left, no free space */
+	__u64		dir_before;	/* in their region before */
+	__u64		dir_after;	/* ... and after it */
 };
 
 /* Geometry helpers shared with the scan. */

@@ -87,6 +87,31 @@ void report_json_failure(const struct e3mp *mp, FILE *f, const char *status,
 	fprintf(f, ",\"exit_code\":%d}\n", exit_code);
 }
 
+/*
+ * "directories": what --dirs did.  The in-region figures are those of
+ * the plan, so they exist only under --dirs=pack.
+ */
+static void json_dirs(const struct e3mp *mp, FILE *f)
+{
+	const struct mp_plan *p = &mp->plan;
+
+	fprintf(f, "\"directories\":{\"mode\":\"%s\",\"block_mapped\":%llu,"
+		"\"blocks\":%llu,\"moved\":%llu,\"no_space\":%llu,",
+		mp->opt.dirs_pack ? "pack" : "leave",
+		(unsigned long long) mp->st.dirs_mapped,
+		(unsigned long long) mp->st.dir_blocks,
+		(unsigned long long) p->dir_moved,
+		(unsigned long long) p->dir_no_space);
+	if (mp->opt.dirs_pack)
+		fprintf(f, "\"in_region_before\":%llu,"
+			"\"in_region_after\":%llu},",
+			(unsigned long long) p->dir_before,
+			(unsigned long long) p->dir_after);
+	else
+		fputs("\"in_region_before\":null,\"in_region_after\":null},",
+		      f);
+}
+
 static void report_json(struct e3mp *mp, FILE *f, const char *status,
 			int exit_code)
 {
@@ -130,6 +155,7 @@ static void report_json(struct e3mp *mp, FILE *f, const char *status,
 		(unsigned long long) p->unclustered,
 		(unsigned long long) p->no_space,
 		(unsigned long long) p->kept_inline);
+	json_dirs(mp, f);
 	fputs("\"undo_file\":", f);
 	if (mp->undo_path && !mp->opt.dry_run)
 		json_string(f, mp->undo_path);
@@ -148,6 +174,23 @@ static void text_row(FILE *f, const char *what, __u64 before, __u64 after)
 {
 	fprintf(f, "  %-24s %12llu %12llu\n", what,
 		(unsigned long long) before, (unsigned long long) after);
+}
+
+/* Under --dirs=pack: the directory blocks, and where they are. */
+static void report_dirs(const struct e3mp *mp, FILE *f, const char *verb)
+{
+	const struct mp_plan *p = &mp->plan;
+
+	fprintf(f, "Directories: %llu block-mapped, %llu blocks; %s %llu "
+		"into their region\n",
+		(unsigned long long) mp->st.dirs_mapped,
+		(unsigned long long) mp->st.dir_blocks, verb,
+		(unsigned long long) p->dir_moved);
+	text_row(f, "directory blocks there", p->dir_before, p->dir_after);
+	if (p->dir_no_space)
+		fprintf(f, "Left where they are for want of free space: "
+			"%llu directory blocks\n",
+			(unsigned long long) p->dir_no_space);
 }
 
 static void report_text(struct e3mp *mp, FILE *f)
@@ -198,6 +241,8 @@ static void report_text(struct e3mp *mp, FILE *f)
 			"(%llu for want of free space)\n",
 			(unsigned long long) p->unclustered,
 			(unsigned long long) p->no_space);
+	if (mp->opt.dirs_pack)
+		report_dirs(mp, f, verb);
 	if (mp->undo_bound)
 		fprintf(f, "Undo file: at most %llu bytes (%u-byte units)\n",
 			(unsigned long long) mp->undo_bound, mp->undo_unit);
@@ -214,7 +259,7 @@ void report_print(struct e3mp *mp, FILE *f, const char *status,
 
 static const char *const kind_name[] = {
 	[MV_IND] = "ind", [MV_DATA] = "data", [MV_TEMP] = "park",
-	[MV_OUT] = "out",
+	[MV_OUT] = "out", [MV_DIR] = "dir",
 };
 
 void report_debug_moves(struct e3mp *mp, FILE *f)

@@ -27,6 +27,9 @@ struct scan_ctx {
 	ext2_ino_t	ino;
 	int		record;		/* movable: record INDs */
 	int		record_data;	/* movable data: record tail blocks */
+	int		dir;		/* a directory: record blocks */
+	int		dir_count;	/* a block-mapped directory */
+	__u32		nind;		/* its indirect blocks */
 	int		dup_check;	/* blocks must be claimed once */
 	__u32		pending;	/* first record without a data group */
 	__u32		addr;		/* block pointers per block */
@@ -94,8 +97,38 @@ static errcode_t record_ind(struct scan_ctx *sc, blk64_t blk,
 	r->logical = logical > 0xFFFFFFFFULL ? 0xFFFFFFFFU : logical;
 	r->data_group = 0;
 	r->level = -cnt;
-	r->flags = ref ? 0 : REC_IN_INODE;
+	r->flags = (ref ? 0 : REC_IN_INODE) | (sc->dir ? REC_OF_DIR : 0);
 	mp->st.ind_by_level[r->level]++;
+	sc->nind++;
+	return 0;
+}
+
+/*
+ * Under --dirs=pack every data block of a block-mapped directory is a
+ * record (REC_DIR), in logical order, so that the planner can place the
+ * directory's blocks contiguous; its pointer is in i_block[] or in the
+ * IND block recorded last (the iteration is pre-order).
+ */
+static errcode_t record_dir(struct scan_ctx *sc, blk64_t blk,
+			    e2_blkcnt_t cnt, blk64_t ref)
+{
+	struct e3mp *mp = sc->mp;
+	struct ind_rec *r;
+	errcode_t err;
+
+	err = grow(&mp->rec, &mp->rec_alloc, mp->nrec, sizeof(*r));
+	if (err)
+		return err;
+	r = &mp->rec[mp->nrec++];
+	r->blk = blk;
+	r->dest = blk;
+	r->ino = sc->ino;
+	r->logical = cnt > 0xFFFFFFFFLL ? 0xFFFFFFFFU : cnt;
+	r->data_group = mp_group_of(&sc->g, blk);
+	r->level = 0;
+	r->flags = REC_DIR | (ref ? 0 : REC_IN_INODE);
+	/* (the next data block gives the pending INDs their group) */
+	sc->pending = mp->nrec;
 	return 0;
 }
 
@@ -111,6 +144,8 @@ static errcode_t record_data(struct scan_ctx *sc, blk64_t blk, blk64_t ref)
 	for (; sc->pending < mp->nrec; sc->pending++)
 		mp->rec[sc->pending].data_group = grp;
 	mp->st.data_blocks++;
+	if (sc->dir_count)
+		mp->st.dir_blocks++;
 	if (!sc->record_data || blk < mp_zone_first(&sc->g, grp))
 		return 0;
 	if (!nanchor && e && e->ino == sc->ino && e->start + e->len == blk &&
@@ -170,18 +205,21 @@ static int scan_block(ext2_filsys fs, blk64_t *blocknr,
 				     ref_offset);
 	else if (!sc->err && blockcnt >= 0 && sc->record)
 		sc->err = record_data(sc, *blocknr, ref_blk);
+	if (!sc->err && blockcnt >= 0 && sc->dir)
+		sc->err = record_dir(sc, *blocknr, blockcnt, ref_blk);
 	return sc->err ? BLOCK_ABORT : 0;
 }
 
 static errcode_t iterate(struct scan_ctx *sc, char *buf)
 {
 	struct e3mp *mp = sc->mp;
-	__u32 first = mp->nrec, grp = (sc->ino - 1) / sc->g.inodes_per_group;
+	__u32 grp = (sc->ino - 1) / sc->g.inodes_per_group;
 	errcode_t err;
 
 	sc->pending = mp->nrec;
 	sc->err = 0;
 	sc->nblocks = sc->jnext = 0;
+	sc->nind = 0;
 	err = ext2fs_block_iterate3(mp->fs, sc->ino, BLOCK_FLAG_READ_ONLY,
 				    buf, scan_block, sc);
 	if (!err)
@@ -197,7 +235,7 @@ static errcode_t iterate(struct scan_ctx *sc, char *buf)
 	/* indirect blocks with no data under them live with the inode */
 	for (; sc->pending < mp->nrec; sc->pending++)
 		mp->rec[sc->pending].data_group = grp;
-	if (mp->nrec > first)
+	if (sc->nind)
 		mp->st.inodes_with_ind++;
 	return 0;
 }
@@ -379,6 +417,12 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 			check_block(sc, inode->i_block[EXT2_DIND_BLOCK]) : 0;
 	sc->record = kind == K_MOVABLE || kind == K_JOURNAL;
 	sc->record_data = kind == K_MOVABLE;
+	sc->dir_count = kind == K_MOVABLE && LINUX_S_ISDIR(inode->i_mode);
+	mp->st.dirs_mapped += sc->dir_count;
+	sc->dir = sc->dir_count;
+	/* (a recorded directory block is a record, not a data run) */
+	sc->dir = sc->dir && mp->opt.dirs_pack;
+	sc->record_data = sc->record_data && !sc->dir;
 	err = iterate(sc, buf);
 	if (!err && sc->record)
 		err = check_i_blocks(sc, inode);

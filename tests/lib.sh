@@ -523,6 +523,37 @@ count_indirect() {
 		}'
 }
 
+# dirs_scattered IMG MANIFEST: independently of the tool, with debugfs
+# stat of every directory in MANIFEST, print one line per block-mapped
+# directory whose data blocks are not one contiguous run in logical order
+# ("INO FIRST-BREAK"); nothing when every directory is packed.
+dirs_scattered() {
+	local img=$1 man=$2
+	awk '$1 != "#" && $3 == "type=dir" { sub(/^ino=/, "", $2); print $2 }' \
+		"$man" | sort -un | sed 's/.*/stat <&>/' >"$RUN_DIR/dstat.cmds"
+	debugfs -f "$RUN_DIR/dstat.cmds" "$img" 2>/dev/null |
+	awk '
+		/^Inode: [0-9]+ / { cur = $2; next_blk = -1; inblocks = 0 }
+		/^BLOCKS:/ { inblocks = 1; next }
+		/^EXTENTS:/ { inblocks = 0; cur = "" }
+		/^TOTAL:/ { inblocks = 0 }
+		inblocks && cur != "" {
+			n = split($0, part, ", ")
+			for (k = 1; k <= n; k++) {
+				if (part[k] !~ /^\([0-9]/)
+					continue	# (IND), (DIND), (TIND)
+				sub(/^\([^)]*\):/, "", part[k])
+				split(part[k], r, "-")
+				if (next_blk >= 0 && r[1] != next_blk) {
+					print cur, next_blk
+					cur = ""
+					break
+				}
+				next_blk = (r[2] == "" ? r[1] : r[2]) + 1
+			}
+		}'
+}
+
 # ---- JSON ----------------------------------------------------------
 
 # expect_json [FILE]: FILE (default: last stdout) is one JSON object.

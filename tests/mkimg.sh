@@ -17,7 +17,11 @@
 #                                 few more files written as extent files
 #                 ext4            stock ext4 (everything extent-mapped)
 #   SIZE        volume size for mke2fs (64M)
-#   PROFILE     mixed | tind | full | aged | small               (mixed)
+#   PROFILE     mixed | tind | full | aged | small | dirs        (mixed)
+#                 dirs: many directories of varied sizes, some over 12
+#                 blocks, grown by debugfs among later data, every
+#                 multi-block one htree-indexed (e2fsck -fyD) when the
+#                 volume has dir_index
 #                 aged sizes its files in blocks and leaves ~30000 of
 #                 them in use: give it SIZE >= 40000 blocks plus the
 #                 journal (e.g. 64M at 1 KiB blocks, 128M at 2 KiB)
@@ -269,6 +273,61 @@ mkimg_profile_full() {
 	mkimg_tree_links "$src"
 }
 
+# Directory-heavy: 40 directories of 0 to 159 entries with names of
+# varied length, some with a subdirectory, a directory of more than 12
+# blocks, and files with indirect blocks so there is a metacluster.
+mkimg_profile_dirs() {
+	local src=$1 pad=abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN i j n d
+	mkdir -p "$src"
+	mkimg_tree_sizes "$src/files"
+	mkimg_tree_many "$src/many" 20
+	mkimg_tree_bigdir "$src/big"
+	for i in $(seq 0 39); do
+		d=$src/d$(printf %02d "$i")
+		n=$(((i * 37) % 160))
+		mkdir -p "$d"
+		for ((j = 1; j <= n; j++)); do
+			: >"$d/e$(printf %04d "$j")-${pad:0:$(((i * j) % 40))}"
+		done
+		[ $((i % 3)) -eq 0 ] || continue
+		mkdir -p "$d/sub"
+		for ((j = 1; j <= i; j++)); do
+			: >"$d/sub/s$j"
+		done
+	done
+}
+
+# Directories that grow after the volume was made, among new data, as a
+# kernel grows them: each "expand_dir" takes the next free block.
+mkimg_grow_dirs() {
+	local img=$1 h=$W/grow i k
+	mkdir -p "$h"
+	{
+		echo "mkdir /late"
+		for i in $(seq 0 11); do
+			echo "mkdir /late/g$i"
+			gen_data "grow-$i" $(((3 + i * 5) * BS + i)) >"$h/f$i"
+			echo "write $h/f$i /late/f$i"
+			for k in $(seq 0 $((i % 5))); do
+				echo "expand_dir /late/g$i"
+				printf 'expand_dir /d%02d\n' $((i * 3 + k))
+			done
+		done
+	} >"$W/grow.cmds"
+	dbg_w "$img" <"$W/grow.cmds"
+	rm -rf "$h" "$W/grow.cmds"
+}
+
+# Index every multi-block directory (htree), as e2fsck -D does.
+mkimg_index_dirs() {
+	local img=$1 rc=0
+	dumpe2fs -h "$img" 2>/dev/null | grep -q '^Filesystem features:.*dir_index' ||
+		return 0
+	e2fsck -fyD "$img" >"$W/index.log" 2>&1 || rc=$?
+	[ "$rc" -le 1 ] ||
+		{ cat "$W/index.log" >&2; fail "e2fsck -fyD $img: exit $rc"; }
+}
+
 # Fill a built image to PCT percent of its blocks with debugfs writes.
 mkimg_fill() {
 	local img=$1 pct=${2:-98} total free P=$((BS / 4)) need per d m i
@@ -398,7 +457,7 @@ mkimg() {
 	rm -rf "$src" "$img" "$W"
 	mkdir -p "$W"
 	case $profile in
-	mixed|tind|full|aged|small) "mkimg_profile_$profile" "$src" ;;
+	mixed|tind|full|aged|small|dirs) "mkimg_profile_$profile" "$src" ;;
 	*) fail "mkimg: unknown PROFILE '$profile'" ;;
 	esac
 	truncate -s "$size" "$img"
@@ -413,6 +472,7 @@ mkimg() {
 	case $profile in
 	mixed|tind) mkimg_post_special "$img" ;;
 	aged) mkimg_age "$img" ;;
+	dirs) mkimg_grow_dirs "$img"; mkimg_index_dirs "$img" ;;
 	esac
 	[ "$fstype" = ext4mix ] && mkimg_add_extent_files "$img"
 	[ "$profile" = full ] && mkimg_fill "$img" "${FILL_PCT:-98}"

@@ -82,7 +82,51 @@ DOCUMENTED='{device, block_size, groups, homing, rule, dry_run,
 	after: (.after | {in_metacluster, groups, fsck_reads, fsck_seeks}),
 	moves: (.moves | {indirect, data_evacuated, temporary, unclustered,
 		no_space, kept_inline}),
+	directories: (.directories | {mode, block_mapped, blocks, moved,
+		no_space, in_region_before, in_region_after}),
 	undo_file, undo_bound_bytes, status, exit_code}'
+
+# block_mapped_dirs MANIFEST: directories neither extent-mapped nor
+# inline, by their inode flags.
+block_mapped_dirs() {
+	local n=0 fl
+	for fl in $(awk '$1 != "#" && $3 == "type=dir" {
+			for (i = 4; i <= NF; i++)
+				if ($i ~ /^flags=/) { sub(/^flags=/, "", $i); print $i }
+		}' "$1"); do
+		(((fl & 0x10080000) == 0)) && n=$((n + 1))
+	done
+	echo "$n"
+}
+
+# dirs_report TOTAL: the directories object, under leave and pack.
+dirs_report() {
+	local total=$1 dirs blocks f
+	expect_eq directories.mode "$(json_get directories.mode)" leave
+	dirs=$(block_mapped_dirs "$MAN")
+	expect_eq directories.block_mapped \
+		"$(json_int directories.block_mapped)" "$dirs"
+	blocks=$(json_int directories.blocks)
+	[ "$blocks" -ge "$dirs" ] ||
+		fail "directories.blocks $blocks < $dirs directories"
+	expect_eq directories.moved "$(json_int directories.moved)" 0
+	expect_eq directories.in_region_before \
+		"$(json_get directories.in_region_before)" null
+	run_tool -n --json --dirs=pack "$MAN_IMG"
+	expect_exit 0 1
+	expect_json
+	expect_eq directories.mode "$(json_get directories.mode)" pack
+	expect_eq directories.blocks "$(json_int directories.blocks)" "$blocks"
+	expect_eq indirect.total "$(json_int indirect.total)" "$total"
+	for f in moved no_space in_region_before in_region_after; do
+		[ "$(json_int "directories.$f")" -le "$blocks" ] ||
+			fail "directories.$f > directories.blocks"
+	done
+	run_tool -n -v --dirs=pack "$MAN_IMG"
+	expect_exit 0 1
+	expect_stdout_grep "^Directories: $dirs block-mapped, $blocks blocks"
+}
+
 
 expect_eq() {
 	[ "$2" = "$3" ] || fail "$1: e3metapack says $2, expected $3"
@@ -182,6 +226,7 @@ report_case() {
 		expect_eq "moves.indirect + moves.data_evacuated" "$moved" 0
 	fi
 	json_get undo_file >/dev/null
+	MAN_IMG=$img dirs_report "$total"
 
 	check "the same dry run again gives the same report"
 	# (documented fields only; the tool may add others, timings)

@@ -5,7 +5,10 @@
 # now sit in metaclusters, a second run has nothing to do and writes
 # nothing, and e2undo with the undo file gives back the original image
 # byte for byte.  Every layout rule (--home=inode, data, inline) has
-# cases.
+# cases.  Under --dirs=pack (directory-heavy images, htree-indexed, with
+# and without metadata_csum) every block-mapped directory's data blocks
+# are one contiguous run in logical order afterwards (debugfs stat), the
+# report counts them all in their region, and the rerun moves none.
 #
 # Case variables: the image (see mkimg.sh), and
 #   ARGS        extra e3metapack arguments for every run (e.g. --home=data)
@@ -47,6 +50,10 @@ name=ext3-1k-homedata   BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  AR
 name=e4nf-2k-homedata   BS=2048 FSTYPE=ext4noext-flex PROFILE=aged  SIZE=128M ARGS=--home=data
 name=ext3-1k-inline     BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  ARGS=--home=inline SWITCH=inode
 name=ext2-1k-tind-inline BS=1024 FSTYPE=ext2          PROFILE=tind  SIZE=32M  ARGS=--home=inline
+name=ext3-1k-dirs       BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack
+name=ext2-2k-dirs       BS=2048 FSTYPE=ext2           PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack
+name=e4csum-1k-dirs     BS=1024 FSTYPE=ext4noext-csum PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack
+name=ext3-1k-dirs-data  BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS="--dirs=pack --home=data"
 name=ext3-4k-tind       BS=4096 FSTYPE=ext3           PROFILE=tind  SIZE=128M GPB=8192 SLOW=1
 name=ext3-4k-aged       BS=4096 FSTYPE=ext3           PROFILE=aged  SIZE=512M SLOW=1
 name=ext2-1k-aged-big   BS=1024 FSTYPE=ext2           PROFILE=aged  SIZE=256M AGED_FILES=800 SLOW=1
@@ -88,6 +95,25 @@ switch_rule() {
 	rm -f "$packed"
 }
 
+# dirs_packed BLOCKS: after a --dirs=pack repack, as the last dry run
+# reports it: all BLOCKS directory blocks in their region, none to move,
+# and every directory contiguous by debugfs.
+dirs_packed() {
+	local blocks=$1 bad
+	[ "$(json_int directories.blocks)" = "$blocks" ] ||
+		fail "directories.blocks changed from $blocks to" \
+		     "$(json_int directories.blocks)"
+	[ "$(json_int directories.moved)" = 0 ] ||
+		fail "the rerun would move $(json_int directories.moved)" \
+		     "directory blocks"
+	[ "$(json_int directories.in_region_before)" = "$blocks" ] ||
+		fail "$(json_int directories.in_region_before) of $blocks" \
+		     "directory blocks in their region"
+	bad=$(dirs_scattered "$RUN_DIR/img" "$RUN_DIR/orig.manifest")
+	[ -z "$bad" ] || fail "directories not contiguous (ino, break):" $bad
+	info "directory blocks in their region: $blocks of $blocks"
+}
+
 undo_replay() {
 	if ! e2undo "$1" "$2" >"$RUN_DIR/e2undo.log" 2>&1; then
 		cat "$RUN_DIR/e2undo.log" >&2
@@ -97,7 +123,7 @@ undo_replay() {
 
 repack_case() {
 	local img=$RUN_DIR/img undo=$RUN_DIR/u.e2undo pct=${MC_MIN_PCT:-99}
-	local total kept
+	local total kept dblocks=
 	ARGS=${ARGS:-}
 
 	mkimg "$img"
@@ -119,6 +145,15 @@ repack_case() {
 	*" --home=inline "*) [ "$kept" -gt 0 ] ||
 		fail "the inline rule keeps no first IND block" ;;
 	*) [ "$kept" = 0 ] || fail "moves.kept_inline $kept, not inline" ;;
+	esac
+	case " $ARGS " in
+	*" --dirs=pack "*)
+		dblocks=$(json_int directories.blocks)
+		[ "$dblocks" -gt 0 ] || fail "no directory block recorded"
+		[ "$(json_int directories.moved)" -gt 0 ] ||
+			fail "no directory block would move" ;;
+	*) [ "$(json_get directories.moved)" = 0 ] ||
+		fail "directories moved under --dirs=leave" ;;
 	esac
 
 	check "the packed image is fsck-clean with every file unchanged"
@@ -150,6 +185,7 @@ repack_case() {
 	[ "$(json_int moves.kept_inline)" = "$kept" ] ||
 		fail "moves.kept_inline changed from $kept to" \
 		     "$(json_int moves.kept_inline)"
+	[ -z "$dblocks" ] || dirs_packed "$dblocks"
 	info "in metacluster after the repack:" \
 	     "$(json_int before.in_metacluster) of $total;" \
 	     "groups $(json_int before.groups);" \

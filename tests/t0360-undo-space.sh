@@ -41,6 +41,7 @@ CASES='
 name=ext2-1k-tind      BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M
 name=ext3-4k-mixed     BS=4096 FSTYPE=ext3           PROFILE=mixed SIZE=128M GPB=8192
 name=e4csum-1k-aged    BS=1024 FSTYPE=ext4noext-csum PROFILE=aged  SIZE=64M
+name=e4csum-1k-dirs    BS=1024 FSTYPE=ext4noext-csum PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack SLOW=1
 name=e4nf-2k-homedata  BS=2048 FSTYPE=ext4noext-flex PROFILE=aged  SIZE=128M ARGS=--home=data SLOW=1
 name=ext3-1k-full      BS=1024 FSTYPE=ext3           PROFILE=full  SIZE=32M  SLOW=1
 '

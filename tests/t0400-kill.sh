@@ -47,6 +47,7 @@ name=ext2-1k-full     BS=1024 FSTYPE=ext2           PROFILE=full  SIZE=32M
 name=ext3-4k-mixed    BS=4096 FSTYPE=ext3           PROFILE=mixed SIZE=128M GPB=8192
 name=ext2-1k-tind-data   BS=1024 FSTYPE=ext2       PROFILE=tind  SIZE=32M  ARGS=--home=data   KILLS=3
 name=ext2-1k-tind-inline BS=1024 FSTYPE=ext2       PROFILE=tind  SIZE=32M  ARGS=--home=inline KILLS=4
+name=ext3-1k-dirs     BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack KILLS=4
 name=ext3-4k-full     BS=4096 FSTYPE=ext3           PROFILE=full  SIZE=64M  GPB=4096 SLOW=1
 name=e4csum-1k-aged   BS=1024 FSTYPE=ext4noext-flex PROFILE=aged  SIZE=64M  SLOW=1
 name=ext3-1k-homedata BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  ARGS=--home=data SLOW=1

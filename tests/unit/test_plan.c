@@ -515,9 +515,12 @@ static long slot_idx(const struct mp_plan *p, blk64_t b)
 	return -1;
 }
 
+/* Directory records, and a directory's INDs, are homed with the inode. */
 static __u32 home_of(const struct vol *v, enum e3mp_homing h, __u32 i)
 {
-	__u32 grp = h == E3MP_HOME_DATA ? v->rec[i].data_group :
+	int by_data = h == E3MP_HOME_DATA &&
+		      !(v->rec[i].flags & (REC_DIR | REC_OF_DIR));
+	__u32 grp = by_data ? v->rec[i].data_group :
 		    ino_group(v, v->rec[i].ino);
 
 	return grp < v->g.group_count ? grp : v->g.group_count - 1;
@@ -536,6 +539,7 @@ static const char *kind_name(int k)
 	case MV_DATA: return "DATA";
 	case MV_TEMP: return "TEMP";
 	case MV_OUT: return "OUT";
+	case MV_DIR: return "DIR";
 	}
 	return "?";
 }
@@ -619,7 +623,8 @@ static int simulate(const struct vol *v, const struct mp_plan *p,
 						    ULL(m->from), ULL(m->to),
 						    m->ino, m->level);
 				}
-				if ((m->kind == MV_IND || m->kind == MV_OUT) &&
+				if ((m->kind == MV_IND || m->kind == MV_DIR ||
+				     m->kind == MV_OUT) &&
 				    v->rec[x].dest != m->to) {
 					free(tmp);
 					return fail("round %d %s move %llu->"
@@ -727,18 +732,27 @@ static int check_geometry(const struct vol *v, const struct mp_plan *p,
 	return 0;
 }
 
+static int is_dir(const struct vol *v, __u32 i)
+{
+	return !!(v->rec[i].flags & REC_DIR);
+}
+
 /*
  * Runs in processing order: [start, end) of a sorted index array of the
- * records to place (all but the kept ones); returns how many.
+ * records to place (all but the kept ones), by home group, in each group
+ * the indirect blocks before the directory blocks; returns how many.
  */
 static __u32 make_order(const struct vol *v, enum e3mp_homing h, __u32 *ord)
 {
 	__u32 n = 0, grp, i;
+	int d;
 
 	for (grp = 0; grp < v->g.group_count; grp++)
-		for (i = 0; i < v->nrec; i++)
-			if (home_of(v, h, i) == grp && !kept(v, h, i))
-				ord[n++] = i;
+		for (d = 0; d < 2; d++)
+			for (i = 0; i < v->nrec; i++)
+				if (home_of(v, h, i) == grp &&
+				    is_dir(v, i) == d && !kept(v, h, i))
+					ord[n++] = i;
 	return n;
 }
 
@@ -748,7 +762,8 @@ static __u32 order_run_end(const struct vol *v, enum e3mp_homing h,
 	__u32 j = i + 1;
 
 	while (j < n && v->rec[ord[j]].ino == v->rec[ord[i]].ino &&
-	       home_of(v, h, ord[j]) == home_of(v, h, ord[i]))
+	       home_of(v, h, ord[j]) == home_of(v, h, ord[i]) &&
+	       is_dir(v, ord[j]) == is_dir(v, ord[i]))
 		j++;
 	return j;
 }
@@ -880,7 +895,8 @@ static int check_runs(const struct vol *v, const struct mp_plan *p,
 				run_kept = 1;
 				continue;
 			}
-			if (!p->no_space || (rc->dest != rc->blk && !out)) {
+			if (!(p->no_space + p->dir_no_space) ||
+			    (rc->dest != rc->blk && !out)) {
 				return fail("ino %u record %u (blk %llu, "
 					    "home MC from slot %u): dest %llu "
 					    "(slot %ld), expected %llu (slot "
@@ -901,8 +917,9 @@ static int check_runs(const struct vol *v, const struct mp_plan *p,
 				    "up only in part", v->rec[ord[i]].ino, i);
 		seen_drop |= run_drop;
 	}
-	EXPECT(dropped == p->no_space, "%u records given up, no_space %llu",
-	       dropped, ULL(p->no_space));
+	EXPECT(dropped == p->no_space + p->dir_no_space,
+	       "%u records given up, no_space %llu + dir_no_space %llu",
+	       dropped, ULL(p->no_space), ULL(p->dir_no_space));
 	return 0;
 }
 
@@ -918,6 +935,8 @@ static int check_plan(const struct vol *v, const struct mp_plan *p,
 	__u32 i, k, r;
 	__u64 n_ind = 0, n_data = 0, n_temp = 0, ind_moving = 0;
 	__u64 in_before = 0, in_after = 0, n_kept = 0;
+	__u64 n_dir = 0, dir_moving = 0, dir_before = 0, dir_after = 0;
+	__u64 dir_recs = 0;
 	__u8 *seen;
 
 	EXPECT(!v->ops_bad, "space ops misused: %s (%d times)", v->ops_msg,
@@ -943,8 +962,14 @@ static int check_plan(const struct vol *v, const struct mp_plan *p,
 			return fail("two records share dest %llu",
 				    ULL(rc->dest));
 		}
-		in_before += in_slots(p, rc->blk);
-		in_after += in_slots(p, rc->dest);
+		if (rc->flags & REC_DIR) {
+			dir_recs++;
+			dir_before += in_slots(p, rc->blk);
+			dir_after += in_slots(p, rc->dest);
+		} else {
+			in_before += in_slots(p, rc->blk);
+			in_after += in_slots(p, rc->dest);
+		}
 		if (kept(v, h, i)) {
 			n_kept++;
 			if (rc->dest != rc->blk || in_slots(p, rc->blk)) {
@@ -973,7 +998,10 @@ static int check_plan(const struct vol *v, const struct mp_plan *p,
 			}
 		} else if (slot_idx(p, rc->dest) >= 0) {
 			/* which slot: check_runs() */
-			ind_moving++;
+			if (rc->flags & REC_DIR)
+				dir_moving++;
+			else
+				ind_moving++;
 		} else {
 			free(seen);
 			return fail("record %u moves %llu -> %llu, which is "
@@ -1019,7 +1047,7 @@ static int check_plan(const struct vol *v, const struct mp_plan *p,
 				int vacated = 0, temp = 0;
 				__u32 j;
 
-				EXPECT(m->kind == MV_IND,
+				EXPECT(m->kind == MV_IND || m->kind == MV_DIR,
 				       "round 2 move of kind %s",
 				       kind_name(m->kind));
 				for (j = 0; j < p->nmv[0]; j++) {
@@ -1055,12 +1083,21 @@ static int check_plan(const struct vol *v, const struct mp_plan *p,
 				break;
 			}
 			case MV_IND:
-				n_ind++;
+			case MV_DIR:
+				if (m->kind == MV_DIR)
+					n_dir++;
+				else
+					n_ind++;
 				x = rec_by_dest(v, m->to);
 				EXPECT(x >= 0 && slot_idx(p, m->to) >= 0,
-				       "IND move %llu->%llu: no record goes "
-				       "to that slot", ULL(m->from),
-				       ULL(m->to));
+				       "%s move %llu->%llu: no record goes "
+				       "to that slot", kind_name(m->kind),
+				       ULL(m->from), ULL(m->to));
+				EXPECT(x < 0 || is_dir(v, x) ==
+				       (m->kind == MV_DIR),
+				       "%s move %llu->%llu of a record of the "
+				       "other kind", kind_name(m->kind),
+				       ULL(m->from), ULL(m->to));
 				break;
 			case MV_TEMP: {
 				__u32 j;
@@ -1112,10 +1149,22 @@ static int check_plan(const struct vol *v, const struct mp_plan *p,
 	       ULL(p->after.in_mc), ULL(in_after));
 	EXPECT(p->kept_inline == n_kept, "kept_inline %llu, %llu kept "
 	       "records", ULL(p->kept_inline), ULL(n_kept));
-	EXPECT(p->after.in_mc + p->unclustered + p->kept_inline == v->nrec,
+	EXPECT(p->after.in_mc + p->unclustered + p->kept_inline ==
+	       v->nrec - dir_recs,
 	       "after.in_mc %llu + unclustered %llu + kept_inline %llu != "
-	       "%u records", ULL(p->after.in_mc), ULL(p->unclustered),
-	       ULL(p->kept_inline), v->nrec);
+	       "%llu indirect records", ULL(p->after.in_mc),
+	       ULL(p->unclustered), ULL(p->kept_inline),
+	       ULL(v->nrec - dir_recs));
+	EXPECT(p->dir_blocks == dir_recs && p->dir_moved == n_dir &&
+	       n_dir == dir_moving,
+	       "dir_blocks %llu of %llu, dir_moved %llu, %llu DIR moves, "
+	       "%llu directory records going into slots",
+	       ULL(p->dir_blocks), ULL(dir_recs), ULL(p->dir_moved),
+	       ULL(n_dir), ULL(dir_moving));
+	EXPECT(p->dir_before == dir_before && p->dir_after == dir_after,
+	       "dir_before %llu, dir_after %llu, expected %llu, %llu",
+	       ULL(p->dir_before), ULL(p->dir_after), ULL(dir_before),
+	       ULL(dir_after));
 	EXPECT(p->nmv[0] <= v->g.free_blocks,
 	       "round 1 has %u moves, but only %llu blocks are free",
 	       p->nmv[0], ULL(v->g.free_blocks));
@@ -2344,6 +2393,183 @@ static int case_incremental_carry(void)
 /* --- the inline rule ----------------------------------------------------- */
 
 /* A file's first IND stays where it is; its other records are packed. */
+/* --- directories (--dirs=pack) ------------------------------------------ */
+
+/*
+ * A block-mapped directory as scan.c records it, in pre-order: data
+ * blocks 0-11 (pointers in the inode), then, past 12 blocks, its IND
+ * (REC_OF_DIR) and the data under it.  @blk lists the data blocks, @ind
+ * the IND's block (used when n > 12).
+ */
+static void add_dir(struct vol *v, __u32 ino, __u32 n, const blk64_t *blk,
+		    blk64_t ind)
+{
+	__u32 k;
+
+	for (k = 0; k < n; k++) {
+		if (k == 12)
+			add_rec(v, ino, ind, 1, REC_IN_INODE | REC_OF_DIR, 12,
+				mp_group_of(&v->g, blk[12]));
+		add_rec(v, ino, blk[k], 0, REC_DIR | (k < 12 ? REC_IN_INODE :
+			0), k, mp_group_of(&v->g, blk[k]));
+	}
+}
+
+/*
+ * Directory @ino's data records, in logical order, sit in consecutive
+ * slots after @after (a block; 0: anywhere); returns the last one's dest.
+ */
+static int dir_contiguous(const struct vol *v, const struct mp_plan *p,
+			  __u32 ino, blk64_t after, blk64_t *last)
+{
+	long prev = -1;
+	__u32 i;
+
+	for (i = 0; i < v->nrec; i++) {
+		const struct ind_rec *r = &v->rec[i];
+		long s;
+
+		if (r->ino != ino || !(r->flags & REC_DIR))
+			continue;
+		s = slot_idx(p, r->dest);
+		EXPECT(s >= 0, "dir %u block %u at %llu: not in a slot", ino,
+		       r->logical, ULL(r->dest));
+		EXPECT(prev < 0 || s == prev + 1, "dir %u block %u at slot "
+		       "%ld, after slot %ld", ino, r->logical, s, prev);
+		EXPECT(r->dest > after, "dir %u block %u at %llu, not after "
+		       "%llu", ino, r->logical, ULL(r->dest), ULL(after));
+		prev = s;
+		*last = r->dest;
+	}
+	EXPECT(prev >= 0, "no directory record of inode %u", ino);
+	return 0;
+}
+
+/* The highest dest of the indirect (not directory) records of group @g. */
+static blk64_t last_ind_dest(const struct vol *v, __u32 grp)
+{
+	blk64_t m = 0;
+	__u32 i;
+
+	for (i = 0; i < v->nrec; i++)
+		if (!(v->rec[i].flags & REC_DIR) &&
+		    ino_group(v, v->rec[i].ino) == grp && v->rec[i].dest > m)
+			m = v->rec[i].dest;
+	return m;
+}
+
+/*
+ * Directories of group 0 among files' indirect blocks and data in the
+ * zone: every directory one run, in logical order, after the group's
+ * indirect blocks, directories in inode order; the directory's own IND
+ * with the indirect blocks; a second plan moves nothing.
+ */
+static struct vol *dirs_layout(void)
+{
+	struct vol *v = g4(6);
+	blk64_t big[14];
+	__u32 k;
+
+	add_file(v, 3, 2, (blk64_t[]) { 30, 12 });
+	add_dir(v, 5, 3, (blk64_t[]) { 20, 55, 21 }, 0);
+	for (k = 0; k < 14; k++)
+		big[k] = k < 7 ? 31 + k : 40 + k;
+	add_dir(v, 9, 14, big, 25);
+	add_file(v, 10, 1, (blk64_t[]) { 8 });
+	set_data(v, 56, 63, 30);
+	return v;
+}
+
+static int case_dirs_contiguous(void)
+{
+	struct vol *v = dirs_layout();
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+	blk64_t last = 0, ind_last;
+
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	ind_last = last_ind_dest(v, 0);
+	TRY(dir_contiguous(v, p, 5, ind_last, &last));
+	TRY(dir_contiguous(v, p, 9, last, &last));
+	EXPECT(p->dir_blocks == 17 && p->dir_moved == 17 &&
+	       p->dir_after == 17, "dir_blocks %llu, moved %llu, after %llu",
+	       ULL(p->dir_blocks), ULL(p->dir_moved), ULL(p->dir_after));
+	EXPECT(p->ind_moved == 4, "ind_moved %llu, expected the 4 IND "
+	       "blocks", ULL(p->ind_moved));
+	TRY(replan_still(v, E3MP_HOME_INODE, p, p2));
+	EXPECT(p2->dir_before == 17 && p2->dir_moved == 0,
+	       "second plan: dir_before %llu, dir_moved %llu",
+	       ULL(p2->dir_before), ULL(p2->dir_moved));
+	return 0;
+}
+
+/*
+ * Under data homing a directory and its IND are homed with the inode
+ * (its data goes there), so a second plan does not move the IND again.
+ */
+static int case_dirs_data_homing(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+	blk64_t blk[13], last = 0;
+	__u32 k;
+
+	for (k = 0; k < 13; k++)
+		blk[k] = 70 + k;	/* group 1 */
+	add_dir(v, 2, 13, blk, 90);
+	add_file_dg(v, 4, 1, (blk64_t[]) { 20 }, (__u32[]) { 2 });
+	TRY(plan_check(v, E3MP_HOME_DATA, p));
+	TRY(dir_contiguous(v, p, 2, mp_zone_first(&v->g, 0) - 1, &last));
+	EXPECT(mp_group_of(&v->g, dest_of(v, 2, 12)) == 0,
+	       "the directory's IND went to group %u, not its inode's",
+	       mp_group_of(&v->g, dest_of(v, 2, 12)));
+	return replan_still(v, E3MP_HOME_DATA, p, p2);
+}
+
+/* A directory made after a repack is the only thing the next one moves. */
+static int case_dirs_incremental(void)
+{
+	struct vol *v = dirs_layout();
+	struct mp_plan *p = new_plan(), *p2 = new_plan(), *p3 = new_plan();
+	blk64_t old[MAXR], last = 0, nb[2];
+	__u32 i;
+
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	apply(v, p);
+	for (i = 0; i < v->nrec; i++)
+		old[i] = v->rec[i].blk;
+	nb[0] = free_in(v, 6, 47);
+	v->c[nb[0]].kind = C_FIXED;	/* reserve it */
+	nb[1] = free_in(v, 6, 47);
+	v->c[nb[0]].kind = C_FREE;
+	add_dir(v, 12, 2, nb, 0);
+	TRY(plan_check(v, E3MP_HOME_INODE, p2));
+	TRY(only_new_moved(v, p2, 12, old));
+	TRY(dir_contiguous(v, p2, 12, 0, &last));
+	return replan_still(v, E3MP_HOME_INODE, p2, p3);
+}
+
+/* Too little free space: whole directories are given up and counted. */
+static int case_dirs_no_space(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+	blk64_t blk[6];
+	__u32 k;
+
+	for (k = 0; k < 6; k++)
+		blk[k] = 10 + k;
+	add_dir(v, 2, 6, blk, 0);
+	set_data(v, 48, 63, 30);
+	fill_fixed(v, 6, 255);
+	v->c[200].kind = C_FREE;
+	v->c[201].kind = C_FREE;
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT(p->dir_no_space == 6 && p->dir_moved == 0,
+	       "dir_no_space %llu, dir_moved %llu", ULL(p->dir_no_space),
+	       ULL(p->dir_moved));
+	return 0;
+}
+
 static int case_inline_first_ind_stays(void)
 {
 	struct vol *v = g4(6);
@@ -2814,6 +3040,14 @@ int main(void)
 		 case_random_valid_inode);
 	run_case("random layouts, data homing: every plan valid",
 		 case_random_valid_data);
+	run_case("directories: contiguous after the INDs, idempotent",
+		 case_dirs_contiguous);
+	run_case("directories: homed with the inode under data homing",
+		 case_dirs_data_homing);
+	run_case("directories: a new one is all a rerun moves",
+		 case_dirs_incremental);
+	run_case("directories: given up whole for want of space",
+		 case_dirs_no_space);
 	run_case("random layouts, inode homing: idempotent",
 		 case_random_idempotent_inode);
 	run_case("random layouts, data homing: idempotent",
