@@ -75,7 +75,11 @@ static errcode_t undo_unit(struct e3mp *mp)
  * the next unit it saves: on a volume with bigger blocks, an e2undo at
  * that instant would put every saved block back at the wrong place.
  * Rewriting the superblock's block unchanged first, at the volume's block
- * size, has it saved the right way.
+ * size, has it saved the right way.  This works around libext2fs 1.47's
+ * undo_io.c, which takes the unit size from the channel's block size at
+ * the first save (undo_set_blksize()); upstream would need to fix the
+ * undo unit at the filesystem's block size (or tdb_data_size) whatever
+ * block size a later write uses.
  */
 static errcode_t super_block_save(struct e3mp *mp)
 {

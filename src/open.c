@@ -105,9 +105,12 @@ errcode_t open_volume(struct e3mp *mp)
 	 * Without orig_super, ext2fs_flush() writes the primary superblock
 	 * whole, in one write, instead of field by field: a kill between two
 	 * of those writes would leave it torn (with metadata_csum, with a bad
-	 * checksum).  It also avoids libext2fs 1.47's undo manager adding a
-	 * partition offset twice on the byte-range path, which saves the
-	 * wrong old superblock.
+	 * checksum).  It also works around libext2fs 1.47's undo manager
+	 * (undo_write_byte()), which adds a partition offset twice on the
+	 * byte-range path and so saves the wrong old superblock; upstream,
+	 * undo_write_byte() would need to leave the offset to the backing
+	 * channel, as undo_write_blk64() does.  The torn-superblock reason
+	 * stays whatever the library version.
 	 */
 	if (!mp->opt.dry_run)
 		ext2fs_free_mem(&mp->fs->orig_super);
