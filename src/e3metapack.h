@@ -16,6 +16,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "plan.h"
+#include "disk.h"
 #include "e3mp_err.h"
 
 /*
@@ -69,6 +70,7 @@ struct e3mp_options {
 	int		version;	/* -V */
 	int		partition;	/* --partition N; 0: all */
 	const char	*bad;		/* what parse_args() rejected */
+	struct mp_disk_params disk;	/* --disk: the model disk */
 };
 
 /* Figures gathered by the scan and the plan, for the report. */
@@ -140,10 +142,12 @@ struct e3mp {
 	struct data_ext		*ext;		/* data in tail zones */
 	__u32			next, ext_alloc;
 	ext2fs_block_bitmap	seen;		/* blocks referenced by inodes */
+	ext2fs_block_bitmap	dirblk[2];	/* directories' first, other */
 
 	/* plan */
 	struct mp_geom		geom;
 	struct mp_plan		plan;
+	struct mp_prediction	pred[2];	/* e2fsck -fn: before, after */
 
 	/* conditions -n reports instead of refusing; main() prints them */
 	errcode_t		warn[8];
@@ -198,6 +202,9 @@ errcode_t undo_bound(const struct e3mp *mp, __u32 unit, __u64 *bytes);
 
 /* scan.c */
 errcode_t inode_scan_and_record(struct e3mp *mp);
+
+/* predict.c: e2fsck -fn's time on the model disk, before and after */
+errcode_t predict_fsck(struct e3mp *mp);
 
 /* layout.c: feed the pure planner from the volume */
 void layout_geometry(struct e3mp *mp);

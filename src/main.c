@@ -10,6 +10,7 @@
  *   check_volume        clean, freshly checked, supported features
  *   inode_scan_and_record   every indirect block, checked for sanity
  *   layout_plan         metaclusters, destinations, evacuations
+ *   predict_fsck        e2fsck -fn's time on the model disk
  *   undo_space_check    room for the undo file the plan will write
  *   transaction_begin   mark not clean
  *   round_run x2        reserve, copy, switch pointers, release
@@ -287,6 +288,9 @@ static int prepare(struct e3mp *mp)
 	progress_done(mp);
 	if (err)
 		return fail(mp, err, "planning");
+	err = io_checked(mp, predict_fsck(mp));
+	if (err)
+		return fail(mp, err, "predicting e2fsck's time on");
 	err = undo_space_check(mp);
 	if (err)
 		return fail(mp, err, "sizing the undo file for");

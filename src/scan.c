@@ -28,6 +28,7 @@ struct scan_ctx {
 	int		record;		/* movable: record INDs */
 	int		record_data;	/* movable data: record tail blocks */
 	int		dup_check;	/* blocks must be claimed once */
+	int		is_dir;		/* note its blocks for pass 2 */
 	__u32		pending;	/* first record without a data group */
 	__u32		addr;		/* block pointers per block */
 	__u64		dind_logical;	/* first logical block of current DIND */
@@ -170,6 +171,10 @@ static int scan_block(ext2_filsys fs, blk64_t *blocknr,
 				     ref_offset);
 	else if (!sc->err && blockcnt >= 0 && sc->record)
 		sc->err = record_data(sc, *blocknr, ref_blk);
+	/* e2fsck pass 2 reads every directory block (predict.c) */
+	if (!sc->err && blockcnt >= 0 && sc->is_dir)
+		ext2fs_fast_mark_block_bitmap2(sc->mp->dirblk[blockcnt > 0],
+					       *blocknr);
 	return sc->err ? BLOCK_ABORT : 0;
 }
 
@@ -378,6 +383,7 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 		return inode->i_block[EXT2_DIND_BLOCK] ?
 			check_block(sc, inode->i_block[EXT2_DIND_BLOCK]) : 0;
 	sc->record = kind == K_MOVABLE || kind == K_JOURNAL;
+	sc->is_dir = LINUX_S_ISDIR(inode->i_mode);
 	sc->record_data = kind == K_MOVABLE;
 	err = iterate(sc, buf);
 	if (!err && sc->record)
@@ -449,6 +455,12 @@ errcode_t inode_scan_and_record(struct e3mp *mp)
 	errcode_t err;
 
 	err = ext2fs_allocate_block_bitmap(fs, "claimed blocks", &mp->seen);
+	if (!err)
+		err = ext2fs_allocate_block_bitmap(fs, "directory roots",
+						   &mp->dirblk[0]);
+	if (!err)
+		err = ext2fs_allocate_block_bitmap(fs, "directory blocks",
+						   &mp->dirblk[1]);
 	if (!err)
 		err = claim_metadata(mp);
 	if (!err)
