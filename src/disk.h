@@ -56,6 +56,21 @@ enum mp_kind {
 	MP_K_COUNT
 };
 
+/*
+ * Other blocks pass 1 reads for an inode: its extended-attribute block
+ * (with the deferred inodes: e2fsck defers an inode that has one) and a
+ * slow symlink's block (as soon as the scan reaches the inode).
+ */
+#define MP_X_EA		1	/* first reference to an EA block */
+#define MP_X_EA_AGAIN	2	/* a shared EA block, already read */
+#define MP_X_SYMLINK	3
+
+struct mp_extra {
+	blk64_t		blk;
+	__u32		ino;
+	__u32		kind;	/* MP_X_* */
+};
+
 /* What e2fsck reads of one group (0: nothing). */
 struct mp_group_io {
 	blk64_t		itable;
@@ -87,6 +102,8 @@ struct mp_fsck_vol {
 	blk64_t			rgdt_first;
 	__u32			rgdt_blocks;
 	int			dir_index;	/* htree roots first */
+	const struct mp_extra	*x;		/* in inode order */
+	__u32			nx;
 	const struct mp_fsck_ops *ops;
 	void			*priv;
 };

@@ -143,6 +143,9 @@ struct e3mp {
 	__u32			next, ext_alloc;
 	ext2fs_block_bitmap	seen;		/* blocks referenced by inodes */
 	ext2fs_block_bitmap	dirblk[2];	/* directories' first, other */
+	struct mp_extra		*xr;		/* EA blocks, slow symlinks */
+	__u32			nx, x_alloc;
+	ext2fs_block_bitmap	eablk;		/* EA blocks seen */
 
 	/* plan */
 	struct mp_geom		geom;

@@ -175,7 +175,10 @@ errcode_t volume_close(struct e3mp *mp, int failed)
 		ext2fs_free_block_bitmap(mp->dirblk[0]);
 	if (mp->dirblk[1])
 		ext2fs_free_block_bitmap(mp->dirblk[1]);
-	mp->dirblk[0] = mp->dirblk[1] = NULL;
+	if (mp->eablk)
+		ext2fs_free_block_bitmap(mp->eablk);
+	mp->dirblk[0] = mp->dirblk[1] = mp->eablk = NULL;
+	ext2fs_free_mem(&mp->xr);
 	mp_plan_free(&mp->plan);
 	ext2fs_free_mem(&mp->rec);
 	ext2fs_free_mem(&mp->ext);

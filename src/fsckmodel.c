@@ -9,20 +9,23 @@
  *      journal's indirect blocks (its map is walked for holes), the
  *      journal superblock; the resize inode's DIND block and the reserved
  *      GDT blocks it maps;
- *   3. pass 1: the inode tables, group by group.  Inodes with indirect
- *      blocks are deferred and handled in batches of at most 256, a
- *      batch flushed when full and at each group's end, sorted by
- *      i_block[EXT2_IND_BLOCK] (then inode number); each inode's
- *      indirect blocks are read in pre-order.  A full batch is flushed
- *      as soon as its last inode is read, in the middle of the table;
+ *   3. pass 1: the inode tables, group by group; a slow symlink's block
+ *      as soon as its inode is read.  Inodes with indirect blocks or an
+ *      extended-attribute block are deferred and handled in batches of
+ *      at most 256, a batch flushed when full and at each group's end,
+ *      sorted by i_block[EXT2_IND_BLOCK], then EA block, then inode
+ *      number; for each inode its EA block (once: a shared one is read
+ *      by its first owner), then its indirect blocks in pre-order.  A
+ *      full batch is flushed as soon as its last inode is read, in the
+ *      middle of the table;
  *   4. pass 2: the directory blocks sorted by block, with dir_index the
  *      directories' first blocks (htree roots) before the others;
  *   5. the block and inode bitmaps, group by group (pass 5 reads them).
  * e2fsck reads some blocks twice (the journal's map in pass 1 again);
  * the page cache serves those, so the walk reads each block once.  Not
- * modelled: slow symlinks and extended-attribute blocks read in pass 1,
- * extent-tree blocks.  Time is linear in the blocks read; memory is one
- * batch.
+ * modelled: extent-tree blocks, and the few blocks e2fsck reads out of
+ * this order (the root directory's first block before pass 1).  Time
+ * is linear in the blocks read; memory is one batch.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -36,6 +39,8 @@
 
 struct deferred {
 	blk64_t		key;	/* i_block[EXT2_IND_BLOCK] */
+	blk64_t		ea;	/* EA block, 0: none */
+	int		ea_read;	/* ... read by this inode */
 	__u32		ino;
 	__u32		first;	/* first record */
 	__u32		count;
@@ -67,6 +72,8 @@ static int cmp_deferred(const void *a, const void *b)
 
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
+	if (x->ea != y->ea)
+		return x->ea < y->ea ? -1 : 1;
 	return (x->ino > y->ino) - (x->ino < y->ino);
 }
 
@@ -78,6 +85,8 @@ static void flush(struct walk *w)
 	for (i = 0; i < w->n; i++) {
 		const struct deferred *d = &w->batch[i];
 
+		if (d->ea_read)
+			rd(w, d->ea, 1, MP_K_OTHER);
 		/* the journal's map was read by the journal check */
 		if (d->ino == w->v->journal_ino)
 			continue;
@@ -114,35 +123,69 @@ static void prologue(struct walk *w, __u32 nrec)
 	}
 }
 
+/* The next inode pass 1 has work for (0: none), from records @i, @j. */
+static __u32 next_ino(const struct walk *w, __u32 i, __u32 j, __u32 nrec)
+{
+	__u32 a = i < nrec ? w->rec[i].ino : 0;
+	__u32 b = j < w->v->nx ? w->v->x[j].ino : 0;
+
+	return !a || (b && b < a) ? b : a;
+}
+
+/* Inode @d->ino's records and extras; returns its slow symlink block. */
+static blk64_t take_inode(struct walk *w, struct deferred *d, __u32 *i,
+			  __u32 *j, __u32 nrec)
+{
+	const struct mp_extra *x = w->v->x;
+	blk64_t symlink = 0;
+
+	d->first = *i;
+	for (; *i < nrec && w->rec[*i].ino == d->ino; (*i)++) {
+		if (w->rec[*i].level == 1 && (w->rec[*i].flags & REC_IN_INODE))
+			d->key = loc(w, &w->rec[*i]);
+		d->count++;
+	}
+	for (; *j < w->v->nx && x[*j].ino == d->ino; (*j)++) {
+		if (x[*j].kind == MP_X_SYMLINK) {
+			symlink = x[*j].blk;
+			continue;
+		}
+		d->ea = x[*j].blk;
+		d->ea_read = x[*j].kind == MP_X_EA;
+	}
+	return symlink;
+}
+
 /*
- * Pass 1 over group @grp, whose deferred inodes start at record *@i:
- * the inode table up to each deferred inode, a full batch flushed there.
+ * Pass 1 over group @grp, whose inodes start at record *@i and extra
+ * *@j: the inode table up to each inode with work, a full batch flushed
+ * there.
  */
-static void pass1_group(struct walk *w, __u32 grp, __u32 *i, __u32 nrec)
+static void pass1_group(struct walk *w, __u32 grp, __u32 *i, __u32 *j,
+			__u32 nrec)
 {
 	const struct mp_fsck_vol *v = w->v;
-	__u32 ipg = v->g->inodes_per_group, upto = 0;
+	__u32 ipg = v->g->inodes_per_group, upto = 0, ino, at;
 	struct mp_group_io gi;
+	blk64_t symlink;
 
 	v->ops->group(v->priv, grp, &gi);
-	while (*i < nrec && (w->rec[*i].ino - 1) / ipg == grp) {
-		struct deferred d = { .key = 0, .ino = w->rec[*i].ino,
-				      .first = *i };
-		__u32 at = (__u64) ((d.ino - 1) % ipg) * v->inode_size /
-			   v->blocksize + 1;
+	while ((ino = next_ino(w, *i, *j, nrec)) && (ino - 1) / ipg == grp) {
+		struct deferred d = { .ino = ino };
 
-		for (; *i < nrec && w->rec[*i].ino == d.ino; (*i)++) {
-			if (w->rec[*i].level == 1 &&
-			    (w->rec[*i].flags & REC_IN_INODE))
-				d.key = loc(w, &w->rec[*i]);
-			d.count++;
-		}
+		symlink = take_inode(w, &d, i, j, nrec);
+		at = (__u64) ((ino - 1) % ipg) * v->inode_size /
+		     v->blocksize + 1;
 		if (at > gi.itable_blocks)
 			at = gi.itable_blocks;
 		if (at > upto) {
 			rd(w, gi.itable + upto, at - upto, MP_K_ITABLE);
 			upto = at;
 		}
+		if (symlink)
+			rd(w, symlink, 1, MP_K_OTHER);
+		if (!d.count && !d.ea)
+			continue;
 		w->batch[w->n++] = d;
 		if (w->n == E2FSCK_BATCH)
 			flush(w);
@@ -180,7 +223,7 @@ errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
 {
 	struct walk *w;
 	struct mp_group_io gi;
-	__u32 grp, i = 0;
+	__u32 grp, i = 0, j = 0;
 	errcode_t err;
 	int k;
 
@@ -195,7 +238,7 @@ errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
 	mp_disk_init(&w->d, dp, v->span, v->blocksize);
 	prologue(w, nrec);
 	for (grp = 0; grp < v->g->group_count; grp++)
-		pass1_group(w, grp, &i, nrec);
+		pass1_group(w, grp, &i, &j, nrec);
 	pass2(w);
 	for (grp = 0; grp < v->g->group_count; grp++) {
 		v->ops->group(v->priv, grp, &gi);

@@ -89,6 +89,8 @@ errcode_t predict_fsck(struct e3mp *mp)
 		.desc_first = fs->super->s_first_data_block + 1,
 		.desc_blocks = fs->desc_blocks,
 		.dir_index = ext2fs_has_feature_dir_index(fs->super),
+		.x = mp->xr,
+		.nx = mp->nx,
 		.ops = &fsck_ops,
 		.priv = mp,
 	};

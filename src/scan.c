@@ -29,6 +29,7 @@ struct scan_ctx {
 	int		record_data;	/* movable data: record tail blocks */
 	int		dup_check;	/* blocks must be claimed once */
 	int		is_dir;		/* note its blocks for pass 2 */
+	int		is_symlink;	/* note its block for pass 1 */
 	__u32		pending;	/* first record without a data group */
 	__u32		addr;		/* block pointers per block */
 	__u64		dind_logical;	/* first logical block of current DIND */
@@ -132,6 +133,26 @@ static errcode_t record_data(struct scan_ctx *sc, blk64_t blk, blk64_t ref)
 	return 0;
 }
 
+/*
+ * A block e2fsck pass 1 reads for inode @ino besides its indirect
+ * blocks (predict.c): one record per inode with an EA block or a slow
+ * symlink.
+ */
+static errcode_t record_extra(struct e3mp *mp, ext2_ino_t ino, blk64_t blk,
+			      __u32 kind)
+{
+	errcode_t err;
+
+	err = grow(&mp->xr, &mp->x_alloc, mp->nx, sizeof(*mp->xr));
+	if (err)
+		return err;
+	mp->xr[mp->nx].blk = blk;
+	mp->xr[mp->nx].ino = ino;
+	mp->xr[mp->nx].kind = kind;
+	mp->nx++;
+	return 0;
+}
+
 /* Every block an inode refers to must be sane before anything moves. */
 static errcode_t check_block(struct scan_ctx *sc, blk64_t blk)
 {
@@ -175,6 +196,9 @@ static int scan_block(ext2_filsys fs, blk64_t *blocknr,
 	if (!sc->err && blockcnt >= 0 && sc->is_dir)
 		ext2fs_fast_mark_block_bitmap2(sc->mp->dirblk[blockcnt > 0],
 					       *blocknr);
+	if (!sc->err && blockcnt == 0 && sc->is_symlink)
+		sc->err = record_extra(sc->mp, sc->ino, *blocknr,
+				       MP_X_SYMLINK);
 	return sc->err ? BLOCK_ABORT : 0;
 }
 
@@ -291,9 +315,9 @@ static enum inode_kind classify(struct e3mp *mp, ext2_ino_t ino,
 static errcode_t check_xattr_block(struct scan_ctx *sc,
 				   struct ext2_inode_large *inode)
 {
-	blk64_t b = ext2fs_file_acl_block(sc->mp->fs,
-					  (struct ext2_inode *) inode);
-	int dup = sc->dup_check;
+	struct e3mp *mp = sc->mp;
+	blk64_t b = ext2fs_file_acl_block(mp->fs, (struct ext2_inode *) inode);
+	int dup = sc->dup_check, again;
 	errcode_t err;
 
 	if (!b)
@@ -301,7 +325,13 @@ static errcode_t check_xattr_block(struct scan_ctx *sc,
 	sc->dup_check = 0;
 	err = check_block(sc, b);
 	sc->dup_check = dup;
-	return err;
+	if (err)
+		return err;
+	/* e2fsck reads a shared EA block for its first owner only */
+	again = ext2fs_fast_test_block_bitmap2(mp->eablk, b);
+	ext2fs_fast_mark_block_bitmap2(mp->eablk, b);
+	return record_extra(mp, sc->ino, b,
+			    again ? MP_X_EA_AGAIN : MP_X_EA);
 }
 
 /*
@@ -384,6 +414,7 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 			check_block(sc, inode->i_block[EXT2_DIND_BLOCK]) : 0;
 	sc->record = kind == K_MOVABLE || kind == K_JOURNAL;
 	sc->is_dir = LINUX_S_ISDIR(inode->i_mode);
+	sc->is_symlink = LINUX_S_ISLNK(inode->i_mode);
 	sc->record_data = kind == K_MOVABLE;
 	err = iterate(sc, buf);
 	if (!err && sc->record)
@@ -461,6 +492,9 @@ errcode_t inode_scan_and_record(struct e3mp *mp)
 	if (!err)
 		err = ext2fs_allocate_block_bitmap(fs, "directory blocks",
 						   &mp->dirblk[1]);
+	if (!err)
+		err = ext2fs_allocate_block_bitmap(fs, "EA blocks",
+						   &mp->eablk);
 	if (!err)
 		err = claim_metadata(mp);
 	if (!err)
