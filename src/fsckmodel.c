@@ -9,8 +9,9 @@
  *      journal's indirect blocks (its map is walked for holes), the
  *      journal superblock; the resize inode's DIND block and the reserved
  *      GDT blocks it maps;
- *   3. pass 1: the inode tables, group by group; a slow symlink's block
- *      as soon as its inode is read.  Inodes with indirect blocks or an
+ *   3. pass 1: the inode tables, group by group, 8 blocks at a time (the
+ *      inode scan's buffer); a slow symlink's block as soon as the scan
+ *      reaches its inode.  Inodes with indirect blocks or an
  *      extended-attribute block are deferred and handled in batches of
  *      at most 256, a batch flushed when full and at each group's end,
  *      sorted by i_block[EXT2_IND_BLOCK], then EA block, then inode
@@ -36,6 +37,7 @@
 #include "disk.h"
 
 #define E2FSCK_BATCH	256
+#define SCAN_CHUNK	8	/* EXT2_INODE_SCAN_DEFAULT_BUFFER_BLOCKS */
 
 struct deferred {
 	blk64_t		key;	/* i_block[EXT2_IND_BLOCK] */
@@ -175,7 +177,7 @@ static void pass1_group(struct walk *w, __u32 grp, __u32 *i, __u32 *j,
 
 		symlink = take_inode(w, &d, i, j, nrec);
 		at = (__u64) ((ino - 1) % ipg) * v->inode_size /
-		     v->blocksize + 1;
+		     v->blocksize / SCAN_CHUNK * SCAN_CHUNK + SCAN_CHUNK;
 		if (at > gi.itable_blocks)
 			at = gi.itable_blocks;
 		if (at > upto) {

@@ -284,9 +284,7 @@ static int case_walk_batch_sorted(void)
 {
 	sorted_files();
 	ex_start();
-	ex(100, 1, MP_K_ITABLE);	/* inode 3 */
-	ex(101, 1, MP_K_ITABLE);	/* inode 5 */
-	ex(102, 2, MP_K_ITABLE);
+	ex(100, 4, MP_K_ITABLE);	/* inodes 3 and 5: one chunk */
 	ex(500, 1, MP_K_IND);
 	ex(5001, 1, MP_K_IND);
 	ex(5002, 1, MP_K_IND);
@@ -307,9 +305,7 @@ static int case_walk_after(void)
 	rec[2].dest = 7101;
 	rec[3].dest = 7102;
 	ex_start();
-	ex(100, 1, MP_K_ITABLE);
-	ex(101, 1, MP_K_ITABLE);
-	ex(102, 2, MP_K_ITABLE);
+	ex(100, 4, MP_K_ITABLE);
 	ex(7000, 1, MP_K_IND);
 	ex(7100, 1, MP_K_IND);
 	ex(7101, 1, MP_K_IND);
@@ -323,8 +319,9 @@ static int case_walk_after(void)
 
 /*
  * 300 inodes with an IND each, keys falling with the inode number: the
- * first 256 are flushed as soon as the 256th is read, mid-table; then the
- * rest of the table, then the other 44.
+ * first 256 are flushed as soon as the 256th is read, mid-table (after
+ * the 8-block chunk that holds it); then the rest of the table, then
+ * the other 44.
  */
 static int case_walk_batch_256(void)
 {
@@ -334,7 +331,7 @@ static int case_walk_batch_256(void)
 	for (ino = 13; ino < 313; ino++)
 		add(ino, 100000 - ino, 1, REC_IN_INODE);
 	ex_start();
-	at = (268 - 1) * 256 / 1024 + 1;
+	at = 72;	/* inode 268 is in block 66, chunk 64..71 */
 	ex(100, at, MP_K_ITABLE);
 	for (ino = 268; ino >= 13; ino--)
 		ex(100000 - ino, 1, MP_K_IND);
@@ -398,10 +395,8 @@ static int case_walk_ea_symlink(void)
 	vol.nx = 4;
 	add(6, 900, 1, REC_IN_INODE);
 	ex_start();
-	ex(100, 1, MP_K_ITABLE);
+	ex(100, 4, MP_K_ITABLE);
 	ex(4000, 1, MP_K_OTHER);
-	ex(101, 1, MP_K_ITABLE);
-	ex(102, 2, MP_K_ITABLE);
 	ex(5500, 1, MP_K_OTHER);	/* inode 7: key 0, EA 5500 */
 	ex(6000, 1, MP_K_OTHER);	/* inode 5: key 0, EA 6000 */
 	ex(900, 1, MP_K_IND);		/* inode 6: key 900, EA read */
@@ -431,8 +426,7 @@ static int case_walk_journal_resize(void)
 	ex(600, 1, MP_K_JOURNAL);
 	ex(400, 1, MP_K_OTHER);
 	ex(3, 5, MP_K_OTHER);
-	ex(100, 2, MP_K_ITABLE);	/* up to inodes 8 and 9 */
-	ex(102, 2, MP_K_ITABLE);
+	ex(100, 4, MP_K_ITABLE);
 	ex(650, 1, MP_K_IND);		/* inode 9 only */
 	ex(8300, 4, MP_K_ITABLE);
 	ex_bitmaps();
