@@ -32,10 +32,10 @@
  * Each run patches an in-memory copy (a memfd, opened by libext2fs as
  * /proc/self/fd/N), runs what e3metapack runs before its first write --
  * open_volume(), check_volume(), layout_geometry(),
- * inode_scan_and_record(), layout_plan() -- as a dry run (-n: state
- * checks only warn, so the scan sees everything), prints the report to
- * /dev/null, checks the plan (below) and closes the volume.  The patches
- * are undone afterwards.
+ * inode_scan_and_record(), layout_plan(), predict_fsck() -- as a dry run
+ * (-n: state checks only warn, so the scan sees everything), prints the
+ * report to /dev/null, checks the plan (below) and closes the volume.
+ * The patches are undone afterwards.
  *
  * Besides crashes, sanitizer reports, leaks and hangs, a plan that the
  * tool would carry out to the volume's harm aborts (set
@@ -590,6 +590,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			E3MP_HOME_INODE;
 	mp.opt.mc_max_pct = 1 + ((opts >> 1) & 63) % 50;
 	mp.opt.json = !!(opts & 0x80);
+	mp_disk_default(&mp.opt.disk);
 	mp.opt.spec = t->fdpath;
 	mp.device = t->fdpath;
 	warned = 0;
@@ -607,6 +608,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!err)
 		err = layout_plan(&mp);
+	if (!err)
+		err = predict_fsck(&mp);
 	if (!err) {
 		if (oracle)
 			check_plan(&mp);
