@@ -32,7 +32,7 @@ struct mp_disk {
 	struct mp_disk_params p;
 	double		span;		/* bytes */
 	unsigned int	blocksize;
-	__u64		head;		/* byte where the last read ended */
+	__u64		head;		/* where the last read ended */
 	double		ms;		/* time so far */
 	__u64		reads, seeks, blocks;
 };
@@ -51,7 +51,7 @@ enum mp_kind {
 	MP_K_BITMAP,		/* block and inode bitmaps */
 	MP_K_IND,		/* IND/DIND/TIND blocks of files */
 	MP_K_DIR,		/* directory blocks (pass 2) */
-	MP_K_JOURNAL,		/* journal superblock, journal's IND blocks */
+	MP_K_JOURNAL,		/* journal superblock and IND blocks */
 	MP_K_OTHER,		/* superblock, descriptors, resize inode */
 	MP_K_COUNT
 };
@@ -85,7 +85,8 @@ struct mp_fsck_ops {
 	 * The first directory block >= @start: of list 0, the directories'
 	 * first blocks; of list 1, all the others.  Returns 0 if none.
 	 */
-	int	(*next_dir)(void *priv, int list, blk64_t start, blk64_t *out);
+	int	(*next_dir)(void *priv, int list, blk64_t start,
+			    blk64_t *out);
 };
 
 /* The volume, as the walk needs it. */
@@ -96,9 +97,9 @@ struct mp_fsck_vol {
 	__u64			span;		/* bytes */
 	blk64_t			desc_first;
 	__u32			desc_blocks;
-	__u32			journal_ino;	/* 0: no internal journal */
+	__u32			journal_ino;	/* 0: none */
 	blk64_t			journal_sb;	/* its block 0 */
-	blk64_t			resize_dind;	/* 0: no resize inode */
+	blk64_t			resize_dind;	/* 0: none */
 	blk64_t			rgdt_first;
 	__u32			rgdt_blocks;
 	int			dir_index;	/* htree roots first */

@@ -215,8 +215,8 @@ static void text_predicted(const struct e3mp *mp, FILE *f)
 		fprintf(f, "Predicted e2fsck -fn on the reference disk: %s\n",
 			t);
 	else
-		fprintf(f, "Predicted e2fsck -fn on the disk --disk=%g,%g,%g,%g:"
-			" %s\n", d->settle_ms, d->stroke_ms, d->half_rot_ms,
+		fprintf(f, "Predicted e2fsck -fn on the disk "
+			"--disk=%g,%g,%g,%g: %s\n", d->settle_ms, d->stroke_ms, d->half_rot_ms,
 			d->mb_per_s, t);
 	col = 0;
 	for (k = 0; k < MP_K_COUNT; k++) {

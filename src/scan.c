@@ -4,8 +4,11 @@
  * For every block-mapped file the scan records each IND/DIND/TIND block
  * (owner, level, first logical block mapped, group of the data under it)
  * and the data blocks that lie in some group's tail zone, the only ones
- * a metacluster can displace.  Memory is proportional to those, not to
- * the volume.
+ * a metacluster can displace.  For the prediction of e2fsck's time
+ * (predict.c) it notes the directory blocks in two block bitmaps (first
+ * blocks, others) and keeps one small record per extended-attribute
+ * block reference and slow symlink.  Memory is proportional to those,
+ * not to the volume.
  *
  * The scan is also the last safety check before planning: every block
  * any inode refers to must lie inside the filesystem, be marked in use
@@ -28,8 +31,8 @@ struct scan_ctx {
 	int		record;		/* movable: record INDs */
 	int		record_data;	/* movable data: record tail blocks */
 	int		dup_check;	/* blocks must be claimed once */
-	int		is_dir;		/* note its blocks for pass 2 */
-	int		is_symlink;	/* note its block for pass 1 */
+	int		is_dir;		/* note blocks for pass 2 */
+	int		is_symlink;	/* note block for pass 1 */
 	__u32		pending;	/* first record without a data group */
 	__u32		addr;		/* block pointers per block */
 	__u64		dind_logical;	/* first logical block of current DIND */

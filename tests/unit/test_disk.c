@@ -135,7 +135,7 @@ static int case_rate(void)
 	return 0;
 }
 
-/* --- the walk --------------------------------------------------------------- */
+/* --- the walk ---------------------------------------------------------- */
 
 /*
  * Two groups of 8192 blocks from block 1, 1 KiB blocks, 256-byte inodes:
@@ -300,7 +300,7 @@ static int case_walk_batch_sorted(void)
 static int case_walk_after(void)
 {
 	sorted_files();
-	rec[0].dest = 7000;		/* inode 3's IND: now the lower key */
+	rec[0].dest = 7000;	/* inode 3's IND: now the lower key */
 	rec[1].dest = 7100;
 	rec[2].dest = 7101;
 	rec[3].dest = 7102;
