@@ -18,7 +18,8 @@
 
 #define MC_MAX_DEFAULT	12
 
-enum { OPT_JSON = 256, OPT_HOME, OPT_MC_MAX, OPT_PARTITION, OPT_DIRS };
+enum { OPT_JSON = 256, OPT_HOME, OPT_MC_MAX, OPT_PARTITION, OPT_DIRS,
+       OPT_DISK };
 
 static const struct option long_opts[] = {
 	{ "dry-run",	no_argument,		NULL, 'n' },
@@ -32,6 +33,7 @@ static const struct option long_opts[] = {
 	{ "mc-max",	required_argument,	NULL, OPT_MC_MAX },
 	{ "dirs",	required_argument,	NULL, OPT_DIRS },
 	{ "partition",	required_argument,	NULL, OPT_PARTITION },
+	{ "disk",	required_argument,	NULL, OPT_DISK },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL,		0,			NULL, 0 }
@@ -42,7 +44,8 @@ void usage(FILE *f)
 	fprintf(f,
 "Usage: e3metapack [-fnpv] [-z undo_file] [-d debug_flags] [--json]\n"
 "                  [--home=inode|data|inline] [--mc-max=percent]\n"
-"                  [--dirs=pack|leave] [--partition=N] [-V] [-h] device\n"
+"                  [--dirs=pack|leave] [--partition=N] [--disk=S,F,H,R]\n"
+"                  [-V] [-h] device\n"
 "\n"
 "Move every indirect block of an unmounted ext2/ext3 volume into the\n"
 "metacluster at the tail of its block group, so e2fsck reads them in\n"
@@ -61,6 +64,9 @@ void usage(FILE *f)
 "      --dirs=MODE     leave (default) or pack: move the blocks of\n"
 "                      block-mapped directories next to the metacluster\n"
 "      --partition=N   of a whole-disk image, process partition N only\n"
+"      --disk=S,F,H,R  the model disk of the e2fsck prediction: settle,\n"
+"                      full-stroke seek and half-rotation times in ms,\n"
+"                      transfer rate in MB/s (default 1,15,4.17,150)\n"
 "  -V, --version       print the version and exit\n"
 "  -h, --help          print this help and exit\n", MC_MAX_DEFAULT);
 }
@@ -123,6 +129,13 @@ static errcode_t parse_one(int c, struct e3mp_options *opt)
 			return opt->bad = "--partition", EINVAL;
 		opt->partition = v;
 		break;
+	case OPT_DISK:
+		if (mp_disk_parse(optarg, &opt->disk))
+			return opt->bad = "--disk (want SETTLE_MS,STROKE_MS,"
+				"HALF_ROT_MS,MB_PER_S: times 0-1000 ms, "
+				"settle <= stroke, rate above 0, e.g. "
+				"1,15,4.17,150)", EINVAL;
+		break;
 	case OPT_MC_MAX:
 		if (parse_number(optarg, 50, &v) || v == 0)
 			return opt->bad = "--mc-max", EINVAL;
@@ -141,6 +154,7 @@ errcode_t parse_args(int argc, char **argv, struct e3mp_options *opt)
 
 	memset(opt, 0, sizeof(*opt));
 	opt->mc_max_pct = MC_MAX_DEFAULT;
+	mp_disk_default(&opt->disk);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "nfpvz:d:Vh", long_opts,
 				NULL)) != -1) {

@@ -17,6 +17,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "plan.h"
+#include "disk.h"
 #include "e3mp_err.h"
 #include "errclass.h"
 
@@ -63,6 +64,7 @@ enum e3mp_prep_step {
 	E3MP_PREP_CHECK,	/* check_volume */
 	E3MP_PREP_SCAN,		/* inode_scan_and_record */
 	E3MP_PREP_PLAN,		/* planfeed_plan */
+	E3MP_PREP_PREDICT,	/* predict_fsck */
 	E3MP_PREP_UNDO,		/* undo_space_check */
 	E3MP_PREP_COUNT
 };
@@ -85,6 +87,7 @@ struct e3mp_options {
 	int		version;	/* -V */
 	int		partition;	/* --partition N; 0: all */
 	const char	*bad;		/* what parse_args() rejected */
+	struct mp_disk_params disk;	/* --disk: the model disk */
 };
 
 /* Figures gathered by the scan and the plan, for the report. */
@@ -159,10 +162,15 @@ struct e3mp {
 	struct data_ext		*ext;		/* data in tail zones */
 	__u32			next, ext_alloc;
 	ext2fs_block_bitmap	seen;		/* blocks referenced by inodes */
+	ext2fs_block_bitmap	dirblk[2];	/* directories' first, other */
+	struct mp_extra		*xr;		/* EA blocks, slow symlinks */
+	__u32			nx, x_alloc;
+	ext2fs_block_bitmap	eablk;		/* EA blocks seen */
 
 	/* plan */
 	struct mp_geom		geom;
 	struct mp_plan		plan;
+	struct mp_prediction	pred[2];	/* e2fsck -fn: before, after */
 
 	/* conditions -n reports instead of refusing; main() prints them */
 	errcode_t		warn[8];
@@ -231,6 +239,9 @@ errcode_t undo_bound(const struct e3mp *mp, __u32 unit, __u64 *bytes);
 
 /* scan.c */
 errcode_t inode_scan_and_record(struct e3mp *mp);
+
+/* predict.c: e2fsck -fn's time on the model disk, before and after */
+errcode_t predict_fsck(struct e3mp *mp);
 
 /* planfeed.c: feed the pure planner from the volume */
 void planfeed_geometry(struct e3mp *mp);

@@ -165,6 +165,14 @@ errcode_t volume_close(struct e3mp *mp, int failed)
 	if (mp->seen)
 		ext2fs_free_block_bitmap(mp->seen);
 	mp->seen = NULL;
+	if (mp->dirblk[0])
+		ext2fs_free_block_bitmap(mp->dirblk[0]);
+	if (mp->dirblk[1])
+		ext2fs_free_block_bitmap(mp->dirblk[1]);
+	if (mp->eablk)
+		ext2fs_free_block_bitmap(mp->eablk);
+	mp->dirblk[0] = mp->dirblk[1] = mp->eablk = NULL;
+	ext2fs_free_mem(&mp->xr);
 	mp_plan_free(&mp->plan);
 	ext2fs_free_mem(&mp->rec);
 	ext2fs_free_mem(&mp->ext);

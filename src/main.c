@@ -15,6 +15,7 @@
  *   inode_scan_and_record   every indirect block, checked (scan.c)
  *   planfeed_plan       metaclusters, destinations, evacuations
  *                       (plan.c, evacuate.c, estimate.c)
+ *   predict_fsck        e2fsck -fn's time on the model disk (predict.c)
  *   undo_space_check    room for the undo file the plan will write
  *                       (undo.c, undobound.c)
  * and, unless -n or nothing moves, repack(), the write order (finish.c):
@@ -259,6 +260,7 @@ static const char *const prep_doing[E3MP_PREP_COUNT] = {
 	[E3MP_PREP_CHECK] = "checking",
 	[E3MP_PREP_SCAN] = "scanning",
 	[E3MP_PREP_PLAN] = "planning",
+	[E3MP_PREP_PREDICT] = "predicting e2fsck's time on",
 	[E3MP_PREP_UNDO] = "sizing the undo file for",
 };
 

@@ -43,6 +43,9 @@ errcode_t volume_prepare(struct e3mp *mp)
 	if (!err)
 		err = step_done(mp, E3MP_PREP_PLAN, planfeed_plan(mp));
 	if (!err)
+		err = step_done(mp, E3MP_PREP_PREDICT,
+				io_checked(mp, predict_fsck(mp)));
+	if (!err)
 		err = step_done(mp, E3MP_PREP_UNDO, undo_space_check(mp));
 	return err;
 }

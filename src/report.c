@@ -8,6 +8,7 @@
 #include "config.h"
 #endif
 #include <stdio.h>
+#include <string.h>
 
 #include "e3metapack.h"
 
@@ -65,6 +66,45 @@ static void json_figures(FILE *f, const char *name,
 		"\"fsck_reads\":%llu,\"fsck_seeks\":%llu}", name,
 		(unsigned long long) x->in_mc, (unsigned long long) x->groups,
 		(unsigned long long) x->reads, (unsigned long long) x->seeks);
+}
+
+/* JSON names and text of enum mp_kind, in its order. */
+static const char *const kind_json[MP_K_COUNT] = {
+	"inode_tables", "bitmaps", "indirect", "directories", "journal",
+	"other"
+};
+static const char *const kind_text[MP_K_COUNT] = {
+	"inode tables", "bitmaps", "indirect blocks", "directories",
+	"journal", "other"
+};
+
+static void json_prediction(FILE *f, const char *name,
+			    const struct mp_prediction *x)
+{
+	int k;
+
+	fprintf(f, "\"%s\":{", name);
+	for (k = 0; k < MP_K_COUNT; k++)
+		fprintf(f, "\"%s\":%.1f,", kind_json[k], x->ms[k]);
+	fprintf(f, "\"total\":%.1f,\"reads\":%llu,\"seeks\":%llu}",
+		x->total_ms, (unsigned long long) x->reads,
+		(unsigned long long) x->seeks);
+}
+
+/* "predicted": e2fsck -fn's time on the model disk, before and after. */
+static void json_predicted(const struct e3mp *mp, FILE *f)
+{
+	const struct mp_disk_params *d = &mp->opt.disk;
+
+	fprintf(f, ",\"predicted\":{\"disk\":{\"settle_ms\":%g,"
+		"\"stroke_ms\":%g,\"half_rotation_ms\":%g,"
+		"\"mb_per_s\":%g,\"reference\":%s},", d->settle_ms,
+		d->stroke_ms, d->half_rot_ms, d->mb_per_s,
+		mp_disk_is_default(d) ? "true" : "false");
+	json_prediction(f, "before_ms", &mp->pred[0]);
+	fputc(',', f);
+	json_prediction(f, "after_ms", &mp->pred[1]);
+	fputc('}', f);
 }
 
 /* The fields every JSON line starts with: which filesystem it is about. */
@@ -166,6 +206,7 @@ static void report_json(struct e3mp *mp, FILE *f, const char *status,
 			(unsigned long long) mp->undo_bound);
 	else
 		fputs(",\"undo_bound_bytes\":null", f);
+	json_predicted(mp, f);
 	fprintf(f, ",\"status\":\"%s\",\"exit_code\":%d}\n", status,
 		exit_code);
 }
@@ -191,6 +232,47 @@ static void report_dirs(const struct e3mp *mp, FILE *f, const char *verb)
 		fprintf(f, "Left where they are for want of free space: "
 			"%llu directory blocks\n",
 			(unsigned long long) p->dir_no_space);
+}
+
+/* "1.23 s", or "1.23 s -> 0.45 s" when the run changes it. */
+static int text_time(char *buf, size_t len, double before, double after)
+{
+	char a[32], b[32];
+
+	snprintf(a, sizeof(a), "%.2f s", before / 1000);
+	snprintf(b, sizeof(b), "%.2f s", after / 1000);
+	if (!strcmp(a, b))
+		return snprintf(buf, len, "%s", a);
+	return snprintf(buf, len, "%s -> %s", a, b);
+}
+
+/* The prediction: the totals, then where the time goes, wrapped. */
+static void text_predicted(const struct e3mp *mp, FILE *f)
+{
+	const struct mp_disk_params *d = &mp->opt.disk;
+	char t[96], part[160];
+	int k, col;
+
+	text_time(t, sizeof(t), mp->pred[0].total_ms, mp->pred[1].total_ms);
+	if (mp_disk_is_default(d))
+		fprintf(f, "Predicted e2fsck -fn on the reference disk: %s\n",
+			t);
+	else
+		fprintf(f, "Predicted e2fsck -fn on the disk "
+			"--disk=%g,%g,%g,%g: %s\n", d->settle_ms,
+			d->stroke_ms, d->half_rot_ms, d->mb_per_s, t);
+	col = 0;
+	for (k = 0; k < MP_K_COUNT; k++) {
+		text_time(t, sizeof(t), mp->pred[0].ms[k], mp->pred[1].ms[k]);
+		snprintf(part, sizeof(part), "%s %s%s", kind_text[k], t,
+			 k + 1 < MP_K_COUNT ? "," : "");
+		if (col && col + 1 + strlen(part) > 78) {
+			fputc('\n', f);
+			col = 0;
+		}
+		col += fprintf(f, "%s%s", col ? " " : "  ", part);
+	}
+	fputc('\n', f);
 }
 
 static void report_text(struct e3mp *mp, FILE *f)
@@ -229,7 +311,6 @@ static void report_text(struct e3mp *mp, FILE *f)
 	text_row(f, "in their metacluster", p->before.in_mc, p->after.in_mc);
 	text_row(f, "groups holding them", p->before.groups, p->after.groups);
 	text_row(f, "e2fsck pass 1 reads", p->before.reads, p->after.reads);
-	text_row(f, "e2fsck pass 1 seeks", p->before.seeks, p->after.seeks);
 	fprintf(f, "Metaclusters: %llu groups; %s %llu indirect blocks, "
 		"evacuating %llu data blocks (%llu parked)\n",
 		(unsigned long long) p->mc_groups, verb,
@@ -243,6 +324,7 @@ static void report_text(struct e3mp *mp, FILE *f)
 			(unsigned long long) p->no_space);
 	if (mp->opt.dirs_pack)
 		report_dirs(mp, f, verb);
+	text_predicted(mp, f);
 	if (mp->undo_bound)
 		fprintf(f, "Undo file: at most %llu bytes (%u-byte units)\n",
 			(unsigned long long) mp->undo_bound, mp->undo_unit);

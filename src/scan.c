@@ -4,8 +4,11 @@
  * For every block-mapped file the scan records each IND/DIND/TIND block
  * (owner, level, first logical block mapped, group of the data under it)
  * and the data blocks that lie in some group's tail zone, the only ones
- * a metacluster can displace.  Memory is proportional to those, not to
- * the volume.
+ * a metacluster can displace.  For the prediction of e2fsck's time
+ * (predict.c) it notes the directory blocks in two block bitmaps (first
+ * blocks, others) and keeps one small record per extended-attribute
+ * block reference and slow symlink.  Memory is proportional to those,
+ * not to the volume.
  *
  * The scan is also the last safety check before planning: every block
  * any inode refers to must lie inside the filesystem, be marked in use
@@ -31,6 +34,8 @@ struct scan_ctx {
 	int		dir_count;	/* a block-mapped directory */
 	__u32		nind;		/* its indirect blocks */
 	int		dup_check;	/* blocks must be claimed once */
+	int		is_dir;		/* note blocks for pass 2 */
+	int		is_symlink;	/* note block for pass 1 */
 	__u32		pending;	/* first record without a data group */
 	__u32		addr;		/* block pointers per block */
 	__u64		dind_logical;	/* first logical block of current DIND */
@@ -166,6 +171,26 @@ static errcode_t record_data(struct scan_ctx *sc, blk64_t blk, blk64_t ref)
 	return 0;
 }
 
+/*
+ * A block e2fsck pass 1 reads for inode @ino besides its indirect
+ * blocks (predict.c): one record per inode with an EA block or a slow
+ * symlink.
+ */
+static errcode_t record_extra(struct e3mp *mp, ext2_ino_t ino, blk64_t blk,
+			      __u32 kind)
+{
+	errcode_t err;
+
+	err = grow(&mp->xr, &mp->x_alloc, mp->nx, sizeof(*mp->xr));
+	if (err)
+		return err;
+	mp->xr[mp->nx].blk = blk;
+	mp->xr[mp->nx].ino = ino;
+	mp->xr[mp->nx].kind = kind;
+	mp->nx++;
+	return 0;
+}
+
 /* Every block an inode refers to must be sane before anything moves. */
 static errcode_t check_block(struct scan_ctx *sc, blk64_t blk)
 {
@@ -207,6 +232,13 @@ static int scan_block(ext2_filsys fs, blk64_t *blocknr,
 		sc->err = record_data(sc, *blocknr, ref_blk);
 	if (!sc->err && blockcnt >= 0 && sc->dir)
 		sc->err = record_dir(sc, *blocknr, blockcnt, ref_blk);
+	/* e2fsck pass 2 reads every directory block (predict.c) */
+	if (!sc->err && blockcnt >= 0 && sc->is_dir)
+		ext2fs_fast_mark_block_bitmap2(sc->mp->dirblk[blockcnt > 0],
+					       *blocknr);
+	if (!sc->err && blockcnt == 0 && sc->is_symlink)
+		sc->err = record_extra(sc->mp, sc->ino, *blocknr,
+				       MP_X_SYMLINK);
 	return sc->err ? BLOCK_ABORT : 0;
 }
 
@@ -324,9 +356,9 @@ static enum inode_kind classify(struct e3mp *mp, ext2_ino_t ino,
 static errcode_t check_xattr_block(struct scan_ctx *sc,
 				   struct ext2_inode_large *inode)
 {
-	blk64_t b = ext2fs_file_acl_block(sc->mp->fs,
-					  (struct ext2_inode *) inode);
-	int dup = sc->dup_check;
+	struct e3mp *mp = sc->mp;
+	blk64_t b = ext2fs_file_acl_block(mp->fs, (struct ext2_inode *) inode);
+	int dup = sc->dup_check, again;
 	errcode_t err;
 
 	if (!b)
@@ -334,7 +366,13 @@ static errcode_t check_xattr_block(struct scan_ctx *sc,
 	sc->dup_check = 0;
 	err = check_block(sc, b);
 	sc->dup_check = dup;
-	return err;
+	if (err)
+		return err;
+	/* e2fsck reads a shared EA block for its first owner only */
+	again = ext2fs_fast_test_block_bitmap2(mp->eablk, b);
+	ext2fs_fast_mark_block_bitmap2(mp->eablk, b);
+	return record_extra(mp, sc->ino, b,
+			    again ? MP_X_EA_AGAIN : MP_X_EA);
 }
 
 /*
@@ -416,6 +454,8 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 		return inode->i_block[EXT2_DIND_BLOCK] ?
 			check_block(sc, inode->i_block[EXT2_DIND_BLOCK]) : 0;
 	sc->record = kind == K_MOVABLE || kind == K_JOURNAL;
+	sc->is_dir = LINUX_S_ISDIR(inode->i_mode);
+	sc->is_symlink = LINUX_S_ISLNK(inode->i_mode);
 	sc->record_data = kind == K_MOVABLE;
 	sc->dir_count = kind == K_MOVABLE && LINUX_S_ISDIR(inode->i_mode);
 	mp->st.dirs_mapped += sc->dir_count;
@@ -493,6 +533,15 @@ errcode_t inode_scan_and_record(struct e3mp *mp)
 	errcode_t err;
 
 	err = ext2fs_allocate_block_bitmap(fs, "claimed blocks", &mp->seen);
+	if (!err)
+		err = ext2fs_allocate_block_bitmap(fs, "directory roots",
+						   &mp->dirblk[0]);
+	if (!err)
+		err = ext2fs_allocate_block_bitmap(fs, "directory blocks",
+						   &mp->dirblk[1]);
+	if (!err)
+		err = ext2fs_allocate_block_bitmap(fs, "EA blocks",
+						   &mp->eablk);
 	if (!err)
 		err = claim_metadata(mp);
 	if (!err)

@@ -17,7 +17,7 @@ run_tool -h
 expect_exit 0
 cat "$RUN_OUT" "$RUN_ERR" >"$T/help"
 grep -qi 'usage' "$T/help" || fail "-h prints no usage text"
-for opt in --home --mc-max --json; do
+for opt in --home --mc-max --json --disk; do
 	grep -q -e "$opt" "$T/help" || fail "-h does not mention $opt"
 done
 
@@ -44,6 +44,14 @@ USAGE_ERRORS="
 	--mc-max=-5 $NOPE
 	--mc-max=50x $NOPE
 	--mc-max= $NOPE
+	--disk= $NOPE
+	--disk=1,15,4.17 $NOPE
+	--disk=1,15,4.17,150,9 $NOPE
+	--disk=1,15,4.17,0 $NOPE
+	--disk=16,15,4.17,150 $NOPE
+	--disk=-1,15,4.17,150 $NOPE
+	--disk=1,15,x,150 $NOPE
+	--disk=1,2000,4,150 $NOPE
 	$NOPE $NOPE.second
 	-n $NOPE $NOPE.second
 	-z
@@ -76,6 +84,9 @@ VALID="
 	--mc-max=50 $NOPE
 	--mc-max=50 --home=data -n $NOPE
 	-d 0 -n $NOPE
+	--disk=1,15,4.17,150 $NOPE
+	--disk=0.5,8,2,250 -n $NOPE
+	--disk=0,0,0,0.5 $NOPE
 "
 while read -r args; do
 	[ -n "$args" ] || continue
@@ -85,6 +96,11 @@ while read -r args; do
 	expect_stderr_line "$OPEN_FAILED"
 	[ ! -e "$NOPE" ] || fail "e3metapack $args created $NOPE"
 done <<<"$VALID"
+
+# A bad --disk says what it wants.
+run_tool --disk=1,15 "$NOPE"
+expect_exit 16
+expect_stderr_grep 'invalid --disk \(want SETTLE_MS,STROKE_MS,HALF_ROT_MS,MB_PER_S'
 
 # --json still fails the same way (what it prints on stdout is not
 # specified for failures before the volume is open).

@@ -84,7 +84,37 @@ DOCUMENTED='{device, block_size, groups, homing, rule, dry_run,
 		no_space, kept_inline}),
 	directories: (.directories | {mode, block_mapped, blocks, moved,
 		no_space, in_region_before, in_region_after}),
-	undo_file, undo_bound_bytes, status, exit_code}'
+	undo_file, undo_bound_bytes,
+	predicted: (.predicted | {
+		disk: (.disk | {settle_ms, stroke_ms, half_rotation_ms,
+			mb_per_s, reference}),
+		before_ms: (.before_ms | {inode_tables, bitmaps, indirect,
+			directories, journal, other, total, reads, seeks}),
+		after_ms: (.after_ms | {inode_tables, bitmaps, indirect,
+			directories, journal, other, total, reads, seeks})}),
+	status, exit_code}'
+
+# check_predicted JSON: the prediction's parts are times that add up to
+# the total, on the reference disk; nothing to move, nothing changes.
+check_predicted() {
+	jq -e '.predicted.disk == {settle_ms: 1, stroke_ms: 15,
+		half_rotation_ms: 4.17, mb_per_s: 150, reference: true}' \
+		"$1" >/dev/null || fail "predicted.disk is not the reference"
+	jq -e '.predicted | [.before_ms, .after_ms][] |
+		(.inode_tables + .bitmaps + .indirect + .directories +
+		 .journal + .other - .total | fabs) < 1 and .total > 0 and
+		.inode_tables > 0 and .bitmaps > 0 and .reads > 0 and
+		.seeks >= 0 and .seeks <= .reads' "$1" >/dev/null ||
+		fail "predicted: parts do not add up to the total"
+	if [ "$(json_int exit_code "$1")" = 1 ]; then
+		jq -e '.predicted | .before_ms == .after_ms' "$1" >/dev/null ||
+			fail "predicted: nothing to move, but after != before"
+	fi
+	if [ "$(json_int indirect.total "$1")" -gt 0 ]; then
+		jq -e '.predicted.before_ms.indirect > 0' "$1" >/dev/null ||
+			fail "predicted: no time for the indirect blocks"
+	fi
+}
 
 # block_mapped_dirs MANIFEST: directories neither extent-mapped nor
 # inline, by their inode flags.
@@ -228,6 +258,19 @@ report_case() {
 	json_get undo_file >/dev/null
 	MAN_IMG=$img dirs_report "$total"
 
+	check "the prediction adds up, and --disk changes it"
+	check_predicted "$RUN_DIR/report.json"
+
+	# a faster disk: another disk in the report, less time
+	run_tool -n --json --disk=0.5,8,2,250 "$img"
+	expect_exit "$(json_int exit_code "$RUN_DIR/report.json")"
+	jq -e '.predicted.disk == {settle_ms: 0.5, stroke_ms: 8,
+		half_rotation_ms: 2, mb_per_s: 250, reference: false}' \
+		"$RUN_OUT" >/dev/null || fail "--disk: not in predicted.disk"
+	jq -e --slurpfile ref "$RUN_DIR/report.json" \
+		'.predicted.before_ms.total < $ref[0].predicted.before_ms.total' \
+		"$RUN_OUT" >/dev/null || fail "--disk: a faster disk is no faster"
+
 	check "the same dry run again gives the same report"
 	# (documented fields only; the tool may add others, timings)
 	run_tool -n --json "$img"
@@ -266,6 +309,12 @@ report_case() {
 	run_tool -n -v "$img"
 	expect_exit "$(json_int exit_code "$RUN_DIR/report.json")"
 	expect_stdout_grep '^Layout rule: inode$'
+	expect_stdout_grep '^Predicted e2fsck -fn on the reference disk: [0-9]+\.[0-9]{2} s( -> [0-9]+\.[0-9]{2} s)?$'
+	expect_stdout_grep '^  inode tables [0-9.]+ s'
+	expect_stdout_grep 'indirect blocks [0-9.]+ s'
+	expect_stdout_grep 'directories [0-9.]+ s'
+	! grep -q 'pass 1 seeks' "$RUN_OUT" ||
+		fail "the text report still shows the pass 1 seek count"
 	run_tool -n --home=inline "$img"
 	expect_exit 0 1
 	expect_stdout_grep '^Layout rule: inline \([0-9]+ first IND blocks'

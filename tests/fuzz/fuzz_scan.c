@@ -33,10 +33,10 @@
  * /proc/self/fd/N), runs volume_prepare() (src/prepare.c), the very
  * function e3metapack runs before its first write -- check_device(),
  * open_volume(), check_volume(), planfeed_geometry(), the scan with
- * io_checked(), planfeed_plan() -- as a dry run (-n: state checks only
- * warn, so the scan sees everything), prints the report to /dev/null,
- * checks the plan (below) and closes the volume.  The patches are undone
- * afterwards.
+ * io_checked(), planfeed_plan(), predict_fsck() -- as a dry run (-n:
+ * state checks only warn, so the scan sees everything), prints the
+ * report to /dev/null, checks the plan (below) and closes the volume.
+ * The patches are undone afterwards.
  *
  * Besides crashes, sanitizer reports, leaks and hangs, a plan that the
  * tool would carry out to the volume's harm aborts (set
@@ -591,6 +591,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			E3MP_HOME_INODE;
 	mp.opt.mc_max_pct = 1 + ((opts >> 1) & 63) % 50;
 	mp.opt.json = !!(opts & 0x80);
+	mp_disk_default(&mp.opt.disk);
 	mp.opt.spec = t->fdpath;
 	mp.device = t->fdpath;
 	warned = 0;

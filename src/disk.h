@@ -1,0 +1,123 @@
+/*
+ * disk.h --- a model HDD, and e2fsck -fn's reads walked through it
+ *
+ * Pure logic, no I/O, so the unit tests can drive it: disk.c is the seek
+ * model of bench/hddmodel.py (the bench replays e2fsck's real read log
+ * through it; the formulas must stay the same so the figures agree), and
+ * fsckmodel.c walks the reads e2fsck 1.47 makes, in its order, from what
+ * the scan holds.
+ */
+#ifndef E3MP_DISK_H
+#define E3MP_DISK_H
+
+#include <ext2fs/ext2fs.h>
+
+#include "plan.h"
+
+/* The reference disk: a 7200-rpm drive, as bench/hddmodel.py's. */
+#define MP_DISK_SETTLE_MS	1.0	/* track-to-track settle */
+#define MP_DISK_STROKE_MS	15.0	/* full stroke, settle included */
+#define MP_DISK_HALF_ROT_MS	4.17	/* half a rotation at 7200 rpm */
+#define MP_DISK_MB_PER_S	150.0	/* media transfer rate, 10^6 B/s */
+
+struct mp_disk_params {
+	double	settle_ms;
+	double	stroke_ms;
+	double	half_rot_ms;
+	double	mb_per_s;
+};
+
+/* One disk, one request at a time; the disk is the volume. */
+struct mp_disk {
+	struct mp_disk_params p;
+	double		span;		/* bytes */
+	unsigned int	blocksize;
+	__u64		head;		/* where the last read ended */
+	double		ms;		/* time so far */
+	__u64		reads, seeks, blocks;
+};
+
+void mp_disk_default(struct mp_disk_params *p);
+errcode_t mp_disk_parse(const char *s, struct mp_disk_params *p);
+int mp_disk_is_default(const struct mp_disk_params *p);
+void mp_disk_init(struct mp_disk *d, const struct mp_disk_params *p,
+		  __u64 span, unsigned int blocksize);
+double mp_disk_seek_ms(const struct mp_disk *d, __u64 dist);
+double mp_disk_read(struct mp_disk *d, blk64_t blk, __u64 count);
+
+/* Where e2fsck's time goes. */
+enum mp_kind {
+	MP_K_ITABLE = 0,	/* inode tables */
+	MP_K_BITMAP,		/* block and inode bitmaps */
+	MP_K_IND,		/* IND/DIND/TIND blocks of files */
+	MP_K_DIR,		/* directory blocks (pass 2) */
+	MP_K_JOURNAL,		/* journal superblock and IND blocks */
+	MP_K_OTHER,		/* superblock, descriptors, resize inode */
+	MP_K_COUNT
+};
+
+/*
+ * Other blocks pass 1 reads for an inode: its extended-attribute block
+ * (with the deferred inodes: e2fsck defers an inode that has one) and a
+ * slow symlink's block (as soon as the scan reaches the inode).
+ */
+#define MP_X_EA		1	/* first reference to an EA block */
+#define MP_X_EA_AGAIN	2	/* a shared EA block, already read */
+#define MP_X_SYMLINK	3
+
+struct mp_extra {
+	blk64_t		blk;
+	__u32		ino;
+	__u32		kind;	/* MP_X_* */
+};
+
+/* What e2fsck reads of one group (0: nothing). */
+struct mp_group_io {
+	blk64_t		itable;
+	__u32		itable_blocks;	/* of it that e2fsck scans */
+	blk64_t		bbitmap;
+	blk64_t		ibitmap;
+};
+
+struct mp_fsck_ops {
+	void	(*group)(void *priv, __u32 grp, struct mp_group_io *out);
+	/*
+	 * The first directory block >= @start: of list 0, the directories'
+	 * first blocks; of list 1, all the others.  Returns 0 if none.
+	 */
+	int	(*next_dir)(void *priv, int list, blk64_t start,
+			    blk64_t *out);
+};
+
+/* The volume, as the walk needs it. */
+struct mp_fsck_vol {
+	const struct mp_geom	*g;
+	unsigned int		blocksize;
+	unsigned int		inode_size;
+	__u64			span;		/* bytes */
+	blk64_t			desc_first;
+	__u32			desc_blocks;
+	__u32			journal_ino;	/* 0: none */
+	blk64_t			journal_sb;	/* its block 0 */
+	blk64_t			resize_dind;	/* 0: none */
+	blk64_t			rgdt_first;
+	__u32			rgdt_blocks;
+	int			dir_index;	/* htree roots first */
+	const struct mp_extra	*x;		/* in inode order */
+	__u32			nx;
+	const struct mp_fsck_ops *ops;
+	void			*priv;
+};
+
+struct mp_prediction {
+	double	ms[MP_K_COUNT];
+	double	total_ms;
+	__u64	reads, seeks, blocks;
+};
+
+errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
+			  const struct mp_disk_params *dp,
+			  const struct ind_rec *rec, __u32 nrec, int after,
+			  struct mp_prediction *out);
+
+#endif /* E3MP_DISK_H */

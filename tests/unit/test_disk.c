@@ -1,0 +1,456 @@
+/*
+ * test_disk.c --- unit tests of the model disk (src/disk.c) and of the
+ * walk of e2fsck -fn's reads through it (src/fsckmodel.c)
+ *
+ * The disk's arithmetic is checked against the formulas of
+ * bench/hddmodel.py, computed here by hand.  The walk is checked by
+ * replaying, through a second model disk, the reads e2fsck makes in the
+ * order written out by hand: a walk that read the same blocks in another
+ * order would cost a different time.
+ *
+ * Output: one "ok N - name" or "not ok N - name: why" line per case,
+ * then "1..N"; the exit status is 0 only if every case passed.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disk.h"
+#include "unit.h"
+
+#define NEAR(a, b)	(fabs((a) - (b)) < 1e-9 * (1 + fabs(b)))
+
+/* --- the disk ------------------------------------------------------------- */
+
+static struct mp_disk_params ref;
+
+static int case_defaults(void)
+{
+	mp_disk_default(&ref);
+	EXPECT(ref.settle_ms == 1.0 && ref.stroke_ms == 15.0 &&
+	       ref.half_rot_ms == 4.17 && ref.mb_per_s == 150.0,
+	       "not hddmodel.py's 1, 15, 4.17 ms, 150 MB/s");
+	EXPECT(mp_disk_is_default(&ref), "defaults not the reference");
+	return 0;
+}
+
+static int case_parse(void)
+{
+	static const char *const bad[] = {
+		"", "1,15,4.17", "1,15,4.17,150,1", "1,15,4.17,0",
+		"16,15,4.17,150", "-1,15,4.17,150", "1,15,4.17,150x",
+		"a,b,c,d", "1,1001,4,150", "1,15,4.17,100001", "1,,4,150",
+		"1,15,nan,150",
+	};
+	struct mp_disk_params p = ref;
+	size_t i;
+
+	EXPECT(!mp_disk_parse("0.5,8,2,250", &p), "a good value refused");
+	EXPECT(p.settle_ms == 0.5 && p.stroke_ms == 8 && p.half_rot_ms == 2 &&
+	       p.mb_per_s == 250, "parsed wrong");
+	EXPECT(!mp_disk_is_default(&p), "0.5,8,2,250 is the reference?");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = ref;
+		EXPECT(mp_disk_parse(bad[i], &p), "'%s' accepted", bad[i]);
+		EXPECT(mp_disk_is_default(&p), "'%s' changed the values",
+		       bad[i]);
+	}
+	return 0;
+}
+
+/* 1 GB span, 4 KiB blocks: one block's transfer is 4096 / 150000 ms. */
+#define SPAN	1000000000ULL
+#define XFER	(4096.0 / 150000.0)
+
+static int case_sequential(void)
+{
+	struct mp_disk d;
+	double ms;
+
+	mp_disk_init(&d, &ref, SPAN, 4096);
+	ms = mp_disk_read(&d, 0, 1);
+	EXPECT(NEAR(ms, XFER), "first read at the head: %g ms", ms);
+	ms = mp_disk_read(&d, 1, 10);
+	EXPECT(NEAR(ms, 10 * XFER), "a read where the last ended: %g", ms);
+	EXPECT(d.seeks == 0 && d.reads == 2 && d.blocks == 11,
+	       "seeks %llu reads %llu blocks %llu", ULL(d.seeks),
+	       ULL(d.reads), ULL(d.blocks));
+	EXPECT(NEAR(d.ms, 11 * XFER), "total %g", d.ms);
+	return 0;
+}
+
+static int case_seek(void)
+{
+	struct mp_disk d;
+	double dist = 100000.0 * 4096 - 4096, want, ms;
+
+	mp_disk_init(&d, &ref, SPAN, 4096);
+	mp_disk_read(&d, 0, 1);
+	/* forward, but spinning 2.7 s over the gap costs more */
+	want = 1 + 14 * sqrt(dist / SPAN) + 4.17;
+	EXPECT(NEAR(mp_disk_seek_ms(&d, dist), want), "seek_ms");
+	ms = mp_disk_read(&d, 100000, 1);
+	EXPECT(NEAR(ms, want + XFER), "forward seek: %g, want %g", ms,
+	       want + XFER);
+	/* backward: always a seek, whatever the distance */
+	dist = 100001.0 * 4096 - 50000.0 * 4096;
+	want = 1 + 14 * sqrt(dist / SPAN) + 4.17 + XFER;
+	ms = mp_disk_read(&d, 50000, 1);
+	EXPECT(NEAR(ms, want), "backward seek: %g, want %g", ms, want);
+	EXPECT(d.seeks == 2, "%llu seeks", ULL(d.seeks));
+	/* further than the span: a full stroke */
+	EXPECT(NEAR(mp_disk_seek_ms(&d, 2 * SPAN), 15 + 4.17), "full stroke");
+	return 0;
+}
+
+static int case_spin(void)
+{
+	struct mp_disk d;
+	double ms;
+
+	mp_disk_init(&d, &ref, SPAN, 4096);
+	mp_disk_read(&d, 0, 1);
+	/* a 3-block gap: spun by in 3 transfers, cheaper than a seek */
+	ms = mp_disk_read(&d, 4, 1);
+	EXPECT(NEAR(ms, 4 * XFER), "spin: %g ms", ms);
+	EXPECT(d.seeks == 0, "a spin counted as a seek");
+	return 0;
+}
+
+static int case_rate(void)
+{
+	struct mp_disk_params p = { 2, 10, 3, 50 };
+	struct mp_disk d;
+	double ms;
+
+	mp_disk_init(&d, &p, SPAN, 1024);
+	mp_disk_read(&d, 0, 1);
+	ms = mp_disk_read(&d, 500000, 2);
+	EXPECT(NEAR(ms, 2 + 8 * sqrt((500000.0 * 1024 - 1024) / SPAN) + 3 +
+		    2048.0 / 50000), "--disk=2,10,3,50: %g ms", ms);
+	return 0;
+}
+
+/* --- the walk ---------------------------------------------------------- */
+
+/*
+ * Two groups of 8192 blocks from block 1, 1 KiB blocks, 256-byte inodes:
+ * 16 inodes per group fill 4 inode-table blocks (32 per group with
+ * big_groups(): 512 inodes, 128 blocks).
+ */
+static struct mp_geom geom;
+static struct mp_fsck_vol vol;
+static struct mp_group_io gio[2];
+static struct ind_rec rec[512];
+static __u32 nrec;
+static struct mp_extra xr[16];
+static blk64_t dirs[2][8];
+static __u32 ndirs[2];
+
+static void group_io(void *priv EXT2FS_ATTR((unused)), __u32 grp,
+		     struct mp_group_io *out)
+{
+	*out = gio[grp];
+}
+
+static int next_dir(void *priv EXT2FS_ATTR((unused)), int list,
+		    blk64_t start, blk64_t *out)
+{
+	__u32 i;
+	blk64_t best = 0;
+
+	for (i = 0; i < ndirs[list]; i++)
+		if (dirs[list][i] >= start && (!best || dirs[list][i] < best))
+			best = dirs[list][i];
+	*out = best;
+	return best != 0;
+}
+
+static const struct mp_fsck_ops ops = { group_io, next_dir };
+
+static void setup(__u32 ipg)
+{
+	memset(&geom, 0, sizeof(geom));
+	geom.first_data_block = 1;
+	geom.blocks_per_group = 8192;
+	geom.group_count = 2;
+	geom.blocks_count = 1 + 2 * 8192;
+	geom.inodes_per_group = ipg;
+	memset(&vol, 0, sizeof(vol));
+	vol.g = &geom;
+	vol.blocksize = 1024;
+	vol.inode_size = 256;
+	vol.span = geom.blocks_count * 1024;
+	vol.desc_first = 2;
+	vol.desc_blocks = 1;
+	vol.dir_index = 1;
+	vol.ops = &ops;
+	vol.x = xr;
+	gio[0] = (struct mp_group_io) { 100, ipg / 4, 50, 51 };
+	gio[1] = (struct mp_group_io) { 8300, ipg / 4, 8250, 8251 };
+	nrec = 0;
+	ndirs[0] = ndirs[1] = 0;
+}
+
+static void add(__u32 ino, blk64_t blk, __u8 level, __u8 flags)
+{
+	struct ind_rec *r = &rec[nrec++];
+
+	memset(r, 0, sizeof(*r));
+	r->blk = r->dest = blk;
+	r->ino = ino;
+	r->level = level;
+	r->flags = flags;
+}
+
+/* The reads the walk must make, replayed by hand. */
+static struct mp_disk want_d;
+static struct mp_prediction want;
+
+static void ex_start(void)
+{
+	memset(&want, 0, sizeof(want));
+	mp_disk_init(&want_d, &ref, vol.span, vol.blocksize);
+	want.ms[MP_K_OTHER] += mp_disk_read(&want_d, 1, 1);	/* sb */
+	want.ms[MP_K_OTHER] += mp_disk_read(&want_d, 2, 1);	/* desc */
+}
+
+static void ex(blk64_t blk, __u64 count, enum mp_kind k)
+{
+	want.ms[k] += mp_disk_read(&want_d, blk, count);
+}
+
+static void ex_bitmaps(void)
+{
+	ex(50, 1, MP_K_BITMAP);
+	ex(51, 1, MP_K_BITMAP);
+	ex(8250, 1, MP_K_BITMAP);
+	ex(8251, 1, MP_K_BITMAP);
+}
+
+static int check(int after)
+{
+	static const char *const names[MP_K_COUNT] = {
+		"itable", "bitmap", "ind", "dir", "journal", "other" };
+	struct mp_prediction got;
+	errcode_t err;
+	int k;
+
+	err = mp_predict_fsck(&vol, &ref, rec, nrec, after, &got);
+	EXPECT(!err, "mp_predict_fsck: %ld", (long) err);
+	for (k = 0; k < MP_K_COUNT; k++)
+		EXPECT(NEAR(got.ms[k], want.ms[k]), "%s: %g ms, want %g",
+		       names[k], got.ms[k], want.ms[k]);
+	EXPECT(NEAR(got.total_ms, want_d.ms), "total %g, want %g",
+	       got.total_ms, want_d.ms);
+	/* (reads may differ: a table read in pieces costs the same) */
+	EXPECT(got.blocks == want_d.blocks && got.seeks == want_d.seeks,
+	       "blocks/seeks %llu/%llu, want %llu/%llu", ULL(got.blocks),
+	       ULL(got.seeks), ULL(want_d.blocks), ULL(want_d.seeks));
+	return 0;
+}
+
+/* Only the fixed metadata: superblock, descriptors, tables, bitmaps. */
+static int case_walk_empty(void)
+{
+	setup(16);
+	ex_start();
+	ex(100, 4, MP_K_ITABLE);
+	ex(8300, 4, MP_K_ITABLE);
+	ex_bitmaps();
+	return check(0);
+}
+
+/*
+ * A batch sorted by i_block[IND], flushed at the group's end after the
+ * rest of the table; each file's blocks in pre-order; group 1's inode
+ * (lowest key of all) waits for its own group.
+ */
+static void sorted_files(void)
+{
+	setup(16);
+	add(3, 900, 1, REC_IN_INODE);
+	add(5, 500, 1, REC_IN_INODE);
+	add(5, 5001, 2, REC_IN_INODE);
+	add(5, 5002, 1, 0);
+	add(18, 300, 1, REC_IN_INODE);
+}
+
+static int case_walk_batch_sorted(void)
+{
+	sorted_files();
+	ex_start();
+	ex(100, 4, MP_K_ITABLE);	/* inodes 3 and 5: one chunk */
+	ex(500, 1, MP_K_IND);
+	ex(5001, 1, MP_K_IND);
+	ex(5002, 1, MP_K_IND);
+	ex(900, 1, MP_K_IND);
+	ex(8300, 1, MP_K_ITABLE);	/* inode 18 */
+	ex(8301, 3, MP_K_ITABLE);
+	ex(300, 1, MP_K_IND);
+	ex_bitmaps();
+	return check(0);
+}
+
+/* After: the destinations, and the key is the IND's destination. */
+static int case_walk_after(void)
+{
+	sorted_files();
+	rec[0].dest = 7000;	/* inode 3's IND: now the lower key */
+	rec[1].dest = 7100;
+	rec[2].dest = 7101;
+	rec[3].dest = 7102;
+	ex_start();
+	ex(100, 4, MP_K_ITABLE);
+	ex(7000, 1, MP_K_IND);
+	ex(7100, 1, MP_K_IND);
+	ex(7101, 1, MP_K_IND);
+	ex(7102, 1, MP_K_IND);
+	ex(8300, 1, MP_K_ITABLE);
+	ex(8301, 3, MP_K_ITABLE);
+	ex(300, 1, MP_K_IND);
+	ex_bitmaps();
+	return check(1);
+}
+
+/*
+ * 300 inodes with an IND each, keys falling with the inode number: the
+ * first 256 are flushed as soon as the 256th is read, mid-table (after
+ * the 8-block chunk that holds it); then the rest of the table, then
+ * the other 44.
+ */
+static int case_walk_batch_256(void)
+{
+	__u32 ino, at;
+
+	setup(512);
+	for (ino = 13; ino < 313; ino++)
+		add(ino, 100000 - ino, 1, REC_IN_INODE);
+	ex_start();
+	at = 72;	/* inode 268 is in block 66, chunk 64..71 */
+	ex(100, at, MP_K_ITABLE);
+	for (ino = 268; ino >= 13; ino--)
+		ex(100000 - ino, 1, MP_K_IND);
+	ex(100 + at, 128 - at, MP_K_ITABLE);
+	for (ino = 312; ino >= 269; ino--)
+		ex(100000 - ino, 1, MP_K_IND);
+	ex(8300, 128, MP_K_ITABLE);
+	ex_bitmaps();
+	return check(0);
+}
+
+/* Pass 2: with dir_index the first blocks, then the others, each sorted. */
+static int dirs_case(int dir_index)
+{
+	setup(16);
+	vol.dir_index = dir_index;
+	dirs[0][0] = 7000;
+	dirs[0][1] = 3000;
+	dirs[1][0] = 5000;
+	dirs[1][1] = 2000;
+	ndirs[0] = ndirs[1] = 2;
+	ex_start();
+	ex(100, 4, MP_K_ITABLE);
+	ex(8300, 4, MP_K_ITABLE);
+	if (dir_index) {
+		ex(3000, 1, MP_K_DIR);
+		ex(7000, 1, MP_K_DIR);
+		ex(2000, 1, MP_K_DIR);
+		ex(5000, 1, MP_K_DIR);
+	} else {
+		ex(2000, 1, MP_K_DIR);
+		ex(3000, 1, MP_K_DIR);
+		ex(5000, 1, MP_K_DIR);
+		ex(7000, 1, MP_K_DIR);
+	}
+	ex_bitmaps();
+	return check(0);
+}
+
+static int case_walk_dir_index(void)
+{
+	return dirs_case(1);
+}
+
+static int case_walk_dirs_sorted(void)
+{
+	return dirs_case(0);
+}
+
+/*
+ * A slow symlink is read as its inode is; EA blocks go with the deferred
+ * inodes (key 0, then by EA block), a shared one read once.
+ */
+static int case_walk_ea_symlink(void)
+{
+	setup(16);
+	xr[0] = (struct mp_extra) { 4000, 3, MP_X_SYMLINK };
+	xr[1] = (struct mp_extra) { 6000, 5, MP_X_EA };
+	xr[2] = (struct mp_extra) { 6000, 6, MP_X_EA_AGAIN };
+	xr[3] = (struct mp_extra) { 5500, 7, MP_X_EA };
+	vol.nx = 4;
+	add(6, 900, 1, REC_IN_INODE);
+	ex_start();
+	ex(100, 4, MP_K_ITABLE);
+	ex(4000, 1, MP_K_OTHER);
+	ex(5500, 1, MP_K_OTHER);	/* inode 7: key 0, EA 5500 */
+	ex(6000, 1, MP_K_OTHER);	/* inode 5: key 0, EA 6000 */
+	ex(900, 1, MP_K_IND);		/* inode 6: key 900, EA read */
+	ex(8300, 4, MP_K_ITABLE);
+	ex_bitmaps();
+	return check(0);
+}
+
+/*
+ * The journal check before pass 1: the journal inode's table block, its
+ * map, its superblock; then the resize inode's DIND and reserved GDT
+ * blocks.  Pass 1 does not read the journal's map again.
+ */
+static int case_walk_journal_resize(void)
+{
+	setup(16);
+	vol.journal_ino = 8;
+	vol.journal_sb = 600;
+	vol.resize_dind = 400;
+	vol.rgdt_first = 3;
+	vol.rgdt_blocks = 5;
+	add(8, 700, 1, REC_IN_INODE);
+	add(9, 650, 1, REC_IN_INODE);
+	ex_start();
+	ex(101, 1, MP_K_ITABLE);	/* inode 8: block 7 * 256 / 1024 */
+	ex(700, 1, MP_K_JOURNAL);
+	ex(600, 1, MP_K_JOURNAL);
+	ex(400, 1, MP_K_OTHER);
+	ex(3, 5, MP_K_OTHER);
+	ex(100, 4, MP_K_ITABLE);
+	ex(650, 1, MP_K_IND);		/* inode 9 only */
+	ex(8300, 4, MP_K_ITABLE);
+	ex_bitmaps();
+	return check(0);
+}
+
+int main(void)
+{
+	run("the reference disk", case_defaults);
+	run("--disk values parsed and checked", case_parse);
+	run("a sequential read costs its transfer only", case_sequential);
+	run("a seek costs the square-root curve", case_seek);
+	run("a short forward gap is spun by", case_spin);
+	run("other parameters", case_rate);
+	run("walk: fixed metadata only", case_walk_empty);
+	run("walk: a batch sorted by i_block[IND], flushed at group end",
+	    case_walk_batch_sorted);
+	run("walk: after, at the destinations", case_walk_after);
+	run("walk: batches of 256, flushed mid-table", case_walk_batch_256);
+	run("walk: dir_index: first blocks first", case_walk_dir_index);
+	run("walk: no dir_index: directory blocks sorted",
+	    case_walk_dirs_sorted);
+	run("walk: EA blocks and slow symlinks", case_walk_ea_symlink);
+	run("walk: journal check and resize inode",
+	    case_walk_journal_resize);
+	return unit_done();
+}
