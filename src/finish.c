@@ -41,8 +41,8 @@
  * One barrier (write_barrier()).  ext2fs_flush2() writes the bitmaps,
  * the descriptors and the superblocks; left to itself it also syncs
  * twice (before and after the primary superblock), an order this tool
- * does not need inside a step.  io_channel_flush() then syncs once: the undo file first, then
- * the volume (io.c).
+ * does not need inside a step.  io_channel_flush() then syncs once: the
+ * undo file first, then the volume (io.c).
  */
 errcode_t write_barrier(struct e3mp *mp)
 {

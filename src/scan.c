@@ -456,13 +456,11 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 	sc->record = kind == K_MOVABLE || kind == K_JOURNAL;
 	sc->is_dir = LINUX_S_ISDIR(inode->i_mode);
 	sc->is_symlink = LINUX_S_ISLNK(inode->i_mode);
-	sc->record_data = kind == K_MOVABLE;
-	sc->dir_count = kind == K_MOVABLE && LINUX_S_ISDIR(inode->i_mode);
+	sc->dir_count = kind == K_MOVABLE && sc->is_dir;
 	mp->st.dirs_mapped += sc->dir_count;
-	sc->dir = sc->dir_count;
 	/* (a recorded directory block is a record, not a data run) */
-	sc->dir = sc->dir && mp->opt.dirs_pack;
-	sc->record_data = sc->record_data && !sc->dir;
+	sc->dir = sc->dir_count && mp->opt.dirs_pack;
+	sc->record_data = kind == K_MOVABLE && !sc->dir;
 	err = iterate(sc, buf);
 	if (!err && sc->record)
 		err = check_i_blocks(sc, inode);
