@@ -20,7 +20,7 @@
  *  - the primary superblock's block and the primary group descriptor
  *    blocks; the backup superblocks and descriptors too, unless
  *    EXT2_FLAG_MASTER_SB_ONLY is set, as ext2fs_open2() does by default
- *    since 1.46 (ext2fs_flush() makes the same test);
+ *    (ext2fs_flush() makes the same test);
  *  - each group's block bitmap, unless it is BLOCK_UNINIT and no move
  *    lands in the group (ext2fs_write_bitmaps() skips those);
  *  - every move's destination (the copies);
