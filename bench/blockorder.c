@@ -1,20 +1,7 @@
 /*
  * blockorder.c --- dump block maps of an ext2/3/4 image for the benchmark
  *
- * Read-only; uses libext2fs.  Two modes:
- *
- *   blockorder files IMAGE
- *	For every regular file, in inode-number order, the blocks the kernel
- *	reads to read the file front to back, in the order it needs them:
- *	an indirect block just before the first data block it maps (a DIND
- *	before its first IND, ...), which is the pre-order that
- *	ext2fs_block_iterate3() walks without BLOCK_FLAG_DEPTH_TRAVERSE.
- *	Holes are skipped (nothing to read).  Output, one line each:
- *	    F <ino> <size-in-bytes>
- *	    <k> <first-block> <count>	a run of physically consecutive
- *					blocks of one kind k, in read order:
- *					d data, m mapping metadata (IND, DIND,
- *					TIND, or an extent tree block)
+ * Read-only; uses libext2fs.
  *
  *   blockorder kinds IMAGE
  *	What every block that is not plain file data is, as runs
@@ -46,37 +33,18 @@ static const char *prog = "blockorder";
 
 struct run {
 	int	 open;
-	char	 kind;		/* files mode: 'd' or 'm' */
-	const char *name;	/* kinds mode */
+	const char *name;
 	blk64_t	 start;
 	blk64_t	 count;
 };
 
-static void run_flush(struct run *r, int files_mode)
+static void run_flush(struct run *r)
 {
 	if (!r->open)
 		return;
-	if (files_mode)
-		printf("%c %llu %llu\n", r->kind,
-		       (unsigned long long)r->start,
-		       (unsigned long long)r->count);
-	else
-		printf("%llu %llu %s\n", (unsigned long long)r->start,
-		       (unsigned long long)r->count, r->name);
+	printf("%llu %llu %s\n", (unsigned long long)r->start,
+	       (unsigned long long)r->count, r->name);
 	r->open = 0;
-}
-
-static void run_add_files(struct run *r, char kind, blk64_t blk)
-{
-	if (r->open && r->kind == kind && blk == r->start + r->count) {
-		r->count++;
-		return;
-	}
-	run_flush(r, 1);
-	r->open = 1;
-	r->kind = kind;
-	r->start = blk;
-	r->count = 1;
 }
 
 static void run_add_kind(struct run *r, const char *name, blk64_t blk,
@@ -88,36 +56,11 @@ static void run_add_kind(struct run *r, const char *name, blk64_t blk,
 		r->count += n;
 		return;
 	}
-	run_flush(r, 0);
+	run_flush(r);
 	r->open = 1;
 	r->name = name;
 	r->start = blk;
 	r->count = n;
-}
-
-/* ---- files mode ------------------------------------------------------- */
-
-struct files_priv {
-	struct run run;
-	unsigned long long data, meta;
-};
-
-static int files_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
-		    blk64_t ref_blk, int ref_offset, void *priv_data)
-{
-	struct files_priv *p = priv_data;
-
-	(void)fs; (void)ref_blk; (void)ref_offset;
-	if (*blocknr == 0)
-		return 0;
-	if (blockcnt < 0) {
-		run_add_files(&p->run, 'm', *blocknr);
-		p->meta++;
-	} else {
-		run_add_files(&p->run, 'd', *blocknr);
-		p->data++;
-	}
-	return 0;
 }
 
 /* ---- kinds mode ------------------------------------------------------- */
@@ -181,14 +124,12 @@ int main(int argc, char **argv)
 	ext2_ino_t ino;
 	errcode_t err;
 	char *block_buf;
-	int files_mode;
 	dgrp_t g;
 
-	if (argc != 3 || (strcmp(argv[1], "files") && strcmp(argv[1], "kinds"))) {
-		fprintf(stderr, "usage: %s files|kinds IMAGE\n", prog);
+	if (argc != 3 || strcmp(argv[1], "kinds")) {
+		fprintf(stderr, "usage: %s kinds IMAGE\n", prog);
 		return 2;
 	}
-	files_mode = !strcmp(argv[1], "files");
 	add_error_table(&et_ext2_error_table);
 	err = ext2fs_open(argv[2], EXT2_FLAG_64BITS, 0, 0, unix_io_manager,
 			  &fs);
@@ -203,37 +144,35 @@ int main(int argc, char **argv)
 
 	struct kinds_priv kp;
 	memset(&kp, 0, sizeof(kp));
-	if (!files_mode) {
-		printf("# block_size %u\n", fs->blocksize);
-		printf("# blocks %llu\n",
-		       (unsigned long long)ext2fs_blocks_count(fs->super));
-		printf("# groups %u\n", fs->group_desc_count);
-		/* Fixed metadata, group by group. */
-		for (g = 0; g < fs->group_desc_count; g++) {
-			blk64_t super = 0, old_desc = 0, new_desc = 0;
-			blk_t used = 0;
+	printf("# block_size %u\n", fs->blocksize);
+	printf("# blocks %llu\n",
+	       (unsigned long long)ext2fs_blocks_count(fs->super));
+	printf("# groups %u\n", fs->group_desc_count);
+	/* Fixed metadata, group by group. */
+	for (g = 0; g < fs->group_desc_count; g++) {
+		blk64_t super = 0, old_desc = 0, new_desc = 0;
+		blk_t used = 0;
 
-			ext2fs_super_and_bgd_loc2(fs, g, &super, &old_desc,
-						  &new_desc, &used);
-			if (super || g == 0) {
-				/* super .. end of old descriptors + reserved
-				 * GDT: used counts them all. */
-				blk64_t first = super ? super :
-					fs->super->s_first_data_block;
-				run_add_kind(&kp.run, K_SB, first, used);
-			}
-			if (new_desc)
-				run_add_kind(&kp.run, K_SB, new_desc, 1);
-			run_add_kind(&kp.run, K_BB,
-				     ext2fs_block_bitmap_loc(fs, g), 1);
-			run_add_kind(&kp.run, K_IB,
-				     ext2fs_inode_bitmap_loc(fs, g), 1);
-			run_add_kind(&kp.run, K_IT,
-				     ext2fs_inode_table_loc(fs, g),
-				     fs->inode_blocks_per_group);
+		ext2fs_super_and_bgd_loc2(fs, g, &super, &old_desc,
+					  &new_desc, &used);
+		if (super || g == 0) {
+			/* super .. end of old descriptors + reserved
+			 * GDT: used counts them all. */
+			blk64_t first = super ? super :
+				fs->super->s_first_data_block;
+			run_add_kind(&kp.run, K_SB, first, used);
 		}
-		run_flush(&kp.run, 0);
+		if (new_desc)
+			run_add_kind(&kp.run, K_SB, new_desc, 1);
+		run_add_kind(&kp.run, K_BB,
+			     ext2fs_block_bitmap_loc(fs, g), 1);
+		run_add_kind(&kp.run, K_IB,
+			     ext2fs_inode_bitmap_loc(fs, g), 1);
+		run_add_kind(&kp.run, K_IT,
+			     ext2fs_inode_table_loc(fs, g),
+			     fs->inode_blocks_per_group);
 	}
+	run_flush(&kp.run);
 
 	err = ext2fs_open_inode_scan(fs, 0, &scan);
 	if (err)
@@ -260,24 +199,6 @@ int main(int argc, char **argv)
 		if (inode.i_flags & EXT4_INLINE_DATA_FL)
 			goto ea;
 
-		if (files_mode) {
-			struct files_priv fp;
-
-			if (!LINUX_S_ISREG(inode.i_mode) ||
-			    ino < EXT2_FIRST_INO(fs->super))
-				continue;
-			memset(&fp, 0, sizeof(fp));
-			printf("F %u %llu\n", ino, (unsigned long long)
-			       EXT2_I_SIZE(&inode));
-			err = ext2fs_block_iterate3(fs, ino,
-						    BLOCK_FLAG_READ_ONLY,
-						    block_buf, files_cb, &fp);
-			if (err)
-				die(err, "iterating blocks");
-			run_flush(&fp.run, 1);
-			continue;
-		}
-
 		kp.meta_kind = (inode.i_flags & EXT4_EXTENTS_FL) ?
 			K_EXT : K_IND;
 		if (ino == EXT2_JOURNAL_INO) {
@@ -296,19 +217,17 @@ int main(int argc, char **argv)
 		if (err)
 			die(err, "iterating blocks");
 ea:
-		if (!files_mode && ext2fs_file_acl_block(fs,
+		if (ext2fs_file_acl_block(fs,
 				(struct ext2_inode *)&inode))
 			run_add_kind(&kp.run, K_EA, ext2fs_file_acl_block(fs,
 				     (struct ext2_inode *)&inode), 1);
 	}
 	ext2fs_close_inode_scan(scan);
-	if (!files_mode) {
-		run_flush(&kp.run, 0);
-		printf("# ind %llu\n# dind %llu\n# tind %llu\n",
-		       kp.n_ind, kp.n_dind, kp.n_tind);
-		printf("# dir_ind %llu\n# extent_blocks %llu\n# dir_blocks %llu\n",
-		       kp.n_dirind, kp.n_ext, kp.n_dir);
-	}
+	run_flush(&kp.run);
+	printf("# ind %llu\n# dind %llu\n# tind %llu\n",
+	       kp.n_ind, kp.n_dind, kp.n_tind);
+	printf("# dir_ind %llu\n# extent_blocks %llu\n# dir_blocks %llu\n",
+	       kp.n_dirind, kp.n_ext, kp.n_dir);
 	(void)K_DATA;
 	ext2fs_free_mem(&block_buf);
 	ext2fs_close_free(&fs);

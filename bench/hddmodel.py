@@ -16,7 +16,7 @@ modeling", IEEE Computer 27(3), 1994), one disk, one request at a time:
     g / RATE; the cheaper of the two is taken.
   * A page cache (the host's): a block already read is never paid again.
     Its unit is the file system block.
-  * Optionally (the "seq" mode), a drive read-ahead cache: after every
+  * Optionally (the "trace" mode), a drive read-ahead cache: after every
     media read ending at byte E, the drive keeps the bytes [E, E + RA) (a
     "segment"); it holds the SEGMENTS most recent segments (LRU).  A
     request wholly inside a segment, and not at the head, is served from
@@ -40,28 +40,23 @@ SETTLE_MS = 1.0          # track-to-track settle time, ms
 STROKE_MS = 15.0         # full-stroke seek, ms (settle included)
 HALF_ROT_MS = 4.17       # half a rotation at 7200 rpm = 60000/7200/2 ms
 RATE = 150e6             # media transfer rate, bytes/s
-RA_KIB = 512             # drive read-ahead per read (seq mode), KiB
-SEGMENTS = 1             # drive cache segments (seq mode): 1 = 512 KiB total
-MAX_REQ_KIB = 128        # largest data request of a sequential read (seq),
-                         # the kernel's default read_ahead_kb
+RA_KIB = 512             # drive read-ahead per read (trace mode), KiB
+SEGMENTS = 1             # drive cache segments (trace mode): 1 = 512 KiB
+                         # total
 
 __doc__ += """
   SETTLE_MS   = %.2f ms
   STROKE_MS   = %.2f ms
   HALF_ROT_MS = %.2f ms
   RATE        = %.0f MB/s
-  RA_KIB      = %d KiB   (seq mode)
-  SEGMENTS    = %d       (seq mode)
-  MAX_REQ_KIB = %d KiB   (seq mode)
+  RA_KIB      = %d KiB   (trace mode)
+  SEGMENTS    = %d       (trace mode)
 
 Usage:
   hddmodel.py fsck LOG --span BYTES --bs BS [--kinds KINDS]
       LOG: e2fsck's test_io log (TEST_IO_FLAGS=0x05: read_blk and
       set_blksize lines).  KINDS: 'blockorder kinds' output, to split the
       time by what was read.
-  hddmodel.py seq ORDER --span BYTES --bs BS [--ra-kib N] [--segments N]
-      ORDER: 'blockorder files' output; every file is read front to back,
-      files in inode order, an indirect block read when first needed.
   hddmodel.py strace TRACE --image FILE --span BYTES --bs BS
       TRACE: an 'strace -f -y -T' log; its pread64/pwrite64 calls on FILE
       are replayed: reads through the page cache, which writes also
@@ -75,8 +70,7 @@ Usage:
       no page cache, reads through the drive cache, writes to the media
       (they leave no read-ahead and make what the drive kept stale).
 All print one JSON object.
-""" % (SETTLE_MS, STROKE_MS, HALF_ROT_MS, RATE / 1e6, RA_KIB, SEGMENTS,
-       MAX_REQ_KIB)
+""" % (SETTLE_MS, STROKE_MS, HALF_ROT_MS, RATE / 1e6, RA_KIB, SEGMENTS)
 
 
 class Disk:
@@ -289,36 +283,6 @@ def cmd_fsck(a):
     print()
 
 
-def cmd_seq(a):
-    disk = Disk(a.span, a.bs, a.settle, a.stroke, a.half_rot, a.rate * 1e6,
-                a.ra_kib * 1024, a.segments)
-    maxreq = max(1, a.max_req_kib * 1024 // a.bs)
-    files = 0
-    with open(a.order) as f:
-        for line in f:
-            t = line.split()
-            if not t:
-                continue
-            if t[0] == "F":
-                files += 1
-                continue
-            start, count = int(t[1]), int(t[2])
-            if t[0] == "m":
-                # Each mapping block is its own read (sb_bread()).
-                for i in range(count):
-                    disk.read(start + i, 1, "ind")
-            else:
-                while count > 0:
-                    n = min(count, maxreq)
-                    disk.read(start, n, "data")
-                    start += n
-                    count -= n
-    r = disk.result()
-    r["files"] = files
-    json.dump(r, sys.stdout)
-    print()
-
-
 def cmd_trace(a):
     """Replay a block-request trace ('bench/readtrace': R|W OFFSET LENGTH
     per line, in issue order) as the disk's own requests: no page cache
@@ -427,7 +391,7 @@ def main():
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
-    for name in ("fsck", "seq", "strace", "trace"):
+    for name in ("fsck", "strace", "trace"):
         s = sub.add_parser(name)
         s.add_argument("input")
         s.add_argument("--span", type=int, required=True,
@@ -444,11 +408,9 @@ def main():
         if name == "strace":
             s.add_argument("--image", required=True,
                            help="the file whose I/O is replayed")
-        if name in ("seq", "trace"):
+        if name == "trace":
             s.add_argument("--ra-kib", type=int, default=RA_KIB)
             s.add_argument("--segments", type=int, default=SEGMENTS)
-        if name == "seq":
-            s.add_argument("--max-req-kib", type=int, default=MAX_REQ_KIB)
     a = p.parse_args()
     if a.cmd == "fsck":
         a.log = a.input
@@ -456,12 +418,9 @@ def main():
     elif a.cmd == "strace":
         a.trace = a.input
         cmd_strace(a)
-    elif a.cmd == "trace":
+    else:
         a.trace = a.input
         cmd_trace(a)
-    else:
-        a.order = a.input
-        cmd_seq(a)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ END = "<!-- END bench/run output -->"
 
 # Targets of the issue (ratio: modelled fsck time stock / after e3metapack).
 FSCK_TARGETS = {"mixed": 5.0, "aged": 2.4, "tind1k": 3.0}
-SEQ_PENALTY_MAX = 2.0          # percent
 TOOL_VS_FSCK_MAX = 2.0         # e3metapack (with undo) / e2fsck -fn, wall
 
 IMAGE_ORDER = ["mixed", "aged", "tind1k", "ext2"]
@@ -262,54 +261,8 @@ def render(resdir):
             rows))
     P("")
 
-    # --- sequential read ---
-    P("### 2. Sequential read of every file (modelled, ms)")
-    P("")
-    P("Every regular file read front to back, in inode order, an indirect "
-      "block read when first needed; drive read-ahead of 512 KiB after "
-      "every read. *1 segment*: the drive keeps only the last read-ahead "
-      "(512 KiB cache in all); *16 segments*: it keeps the last 16 "
-      "(8 MiB).")
-    P("")
-    rows = []
-    for n in order:
-        d = data[n]
-        row = [n, ms(g(d.get("seq-stock-1"), "floor_ms"))]
-        for seg in ("1", "16"):
-            s = g(d.get("seq-stock-" + seg), "time_ms")
-            a = g(d.get("seq-mp-" + seg), "time_ms")
-            p = None if s is None or a is None else 100.0 * (a / s - 1)
-            row += [ms(s), ms(a), pct(p)]
-            if seg == "1":
-                row.append("" if p is None else (
-                    "met" if p <= SEQ_PENALTY_MAX else "NOT met") +
-                    " (<= %.0f %%)" % SEQ_PENALTY_MAX)
-        rows.append(row)
-    P(table(["image", "floor", "stock, 1 seg", "after, 1 seg",
-             "penalty, 1 seg", "target", "stock, 16 seg", "after, 16 seg",
-             "penalty, 16 seg"], rows))
-    P("")
-    rows = []
-    for n in order:
-        d = data[n]
-        row = [n]
-        for v in ("seq-stock-1", "seq-mp-1", "seq-stock-16", "seq-mp-16"):
-            x = d.get(v)
-            row.append("%s / %s / %s" % (g(x, "seeks"), g(x, "spins"),
-                                         g(x, "drive_cache_hits"))
-                       if x else "n/a")
-            row.append("%s / %s" % (ms(g(x, "by_kind", "data", "ms")),
-                                    ms(g(x, "by_kind", "ind", "ms")))
-                       if x else "n/a")
-        rows.append(row)
-    P(table(["image", "stock 1 seg: seeks / spins / drive hits",
-             "ms data / ind", "after 1 seg", "ms data / ind",
-             "stock 16 seg", "ms data / ind", "after 16 seg",
-             "ms data / ind"], rows))
-    P("")
-
     # --- tool cost ---
-    P("### 3. Tool cost (measured on this machine)")
+    P("### 2. Tool cost (measured on this machine)")
     P("")
     rows = []
     for n in order:
@@ -393,20 +346,6 @@ def render(resdir):
         rows.append(["modelled fsck, mixed: better than bmap2extent",
                      "%s vs %s ms" % (ms(a), ms(b)),
                      "met" if a and b and a < b else "NOT met"])
-    for n in order:
-        d = data[n]
-        s = g(d.get("seq-stock-1"), "time_ms")
-        a = g(d.get("seq-mp-1"), "time_ms")
-        s16 = g(d.get("seq-stock-16"), "time_ms")
-        a16 = g(d.get("seq-mp-16"), "time_ms")
-        if s and a:
-            p = 100.0 * (a / s - 1)
-            extra = ""
-            if s16 and a16:
-                extra = " (16 segments: %s)" % pct(100.0 * (a16 / s16 - 1))
-            rows.append(["sequential-read penalty, %s: <= %.0f %%" %
-                         (n, SEQ_PENALTY_MAX), pct(p) + extra,
-                         "met" if p <= SEQ_PENALTY_MAX else "NOT met"])
     for n in order:
         w = data[n].get("walls") or {}
         r = ratio(med(w.get("e3mp_undo_warm")), med(w.get("fsck_stock_warm")))
