@@ -9,8 +9,14 @@
 
 RESDIR/IMAGE/VARIANT/ holds, per variant (stock, or a layout rule):
 read-inode-S.json, read-walk-S.json, delete-S.json (hddmodel.py trace,
-S = 1 or 16 drive segments), seq-S.json (hddmodel.py seq, the
-hand-written order), fsck.json (hddmodel.py fsck).
+S = 1 or 16 drive segments), fsck.json (hddmodel.py fsck).
+
+The "Targets" table checks issue 12's targets against these figures:
+the default rule's read-all penalty with 16 segments, both orders, every
+image; its fsck against today's inode homing; a rule whose 1-segment
+penalty is within PENALTY1_MAX on every image while it keeps
+KEEP_MIN of the default's fsck gain; the default's delete speed-up on
+the aged image, 1 and 16 segments.
 """
 
 import json
@@ -20,6 +26,14 @@ import sys
 BEGIN = "<!-- BEGIN bench/reads output -->"
 END = "<!-- END bench/reads output -->"
 LIMIT = 5.0     # read-all penalty allowed for the default rule, %
+DEFAULT_RULE = "inode"  # e3metapack's --home when none is given (src/cli.c)
+TODAY_RULE = "inode"    # the layout before issue 12 (inode homing)
+FSCK_WORSE_MAX = 5.0    # default's fsck no worse than today's by more, %
+PENALTY1_MAX = 25.0     # 1-segment read-all penalty of the other rule, %
+KEEP_MIN = 60.0         # share of the default's fsck gain it keeps, %
+DELETE_MIN = 2.0        # default's delete speed-up on DELETE_IMAGE
+DELETE_IMAGE = "aged"
+READS = ("read-inode", "read-walk")
 
 
 def load(resdir):
@@ -159,32 +173,7 @@ def render(resdir):
                       "delete reads", "delete writes", "read_ahead_kb"],
                      rows))
     out.append("")
-    # 3. hand-written model vs trace
-    rows = []
-    for img, vs in res.items():
-        st = vs.get("stock", {})
-        for v in order_vars(vs):
-            if v == "stock":
-                continue
-            r = vs[v]
-            row = [img, v]
-            for s in ("1", "16"):
-                row.append(fp(pct(t(r, "seq-" + s), t(st, "seq-" + s))))
-                row.append(fp(pct(t(r, "read-inode-" + s),
-                                  t(st, "read-inode-" + s))))
-            rows.append(row)
-    out.append("### The hand-written read order against the real trace")
-    out.append("")
-    out.append("Read-all penalty (inode order) of each layout against "
-               "stock: `blockorder files` + `hddmodel.py seq` (an indirect "
-               "block read just before the first data block it maps, "
-               "128 KiB data requests) beside the kernel's trace.")
-    out.append("")
-    out.append(table(["image", "layout", "hand-written, 1 seg",
-                      "trace, 1 seg", "hand-written, 16 seg",
-                      "trace, 16 seg"], rows))
-    out.append("")
-    # 4. which rule meets the default's condition
+    # 3. which rule meets the default's condition
     rules = sorted({v for vs in res.values() for v in vs if v != "stock"})
     rows = []
     for rule in rules:
@@ -217,7 +206,147 @@ def render(resdir):
     out.append(table(["rule", "fsck, all images", "worst penalty, 16 seg",
                       "worst penalty, 1 seg", "<= %g %% everywhere" % LIMIT],
                      rows))
+    out.append("")
+    out += targets(res)
     return "\n".join(out) + "\n"
+
+
+def worst_penalty(res, rule, seg):
+    """(worst read-all penalty over the images and both orders, the image
+    and order where it is) of RULE with SEG segments; (None, None) when a
+    figure is missing."""
+    worst = where = None
+    for img, vs in res.items():
+        if rule not in vs or "stock" not in vs:
+            return None, None
+        for k in READS:
+            key = "%s-%s" % (k, seg)
+            p = pct(t(vs[rule], key), t(vs["stock"], key))
+            if p is None:
+                return None, None
+            if worst is None or p > worst:
+                worst, where = p, "%s, %s order" % (img, k[5:])
+    return worst, where
+
+
+def keep_of(res, rule):
+    """Per image, the share (%) of the default rule's fsck gain (time
+    saved against stock) that RULE keeps; None where the default gains
+    nothing or a figure is missing."""
+    r = {}
+    for img, vs in res.items():
+        st, d, x = (t(vs.get(v, {}), "fsck")
+                    for v in ("stock", DEFAULT_RULE, rule))
+        if st is None or d is None or x is None or st - d <= 0:
+            r[img] = None
+        else:
+            r[img] = 100.0 * (st - x) / (st - d)
+    return r
+
+
+def verdict(ok):
+    return "met" if ok else "NOT met"
+
+
+def targets(res):
+    """Issue 12's targets, computed from the measured figures."""
+    out = ["### Targets", ""]
+    out.append("Issue 12's targets, from the figures above (the default "
+               "rule is `%s`; penalties against stock, both read orders; "
+               "a rule's fsck gain is the modelled fsck time it saves "
+               "against stock)." % DEFAULT_RULE)
+    out.append("")
+    rows = []
+    # a. default rule, 16 segments, every image, both orders
+    for img, vs in res.items():
+        st, r = vs.get("stock", {}), vs.get(DEFAULT_RULE, {})
+        ps = [pct(t(r, "%s-16" % k), t(st, "%s-16" % k)) for k in READS]
+        ok = all(p is not None for p in ps) and max(ps) <= LIMIT
+        rows.append(["default rule, read-all penalty with 16 segments "
+                     "<= %g %%, %s" % (LIMIT, img),
+                     "inode order %s, walk order %s" % tuple(fp(p)
+                                                             for p in ps),
+                     verdict(ok)])
+    # b. default's fsck against today's, the worst image
+    ps = {img: pct(t(vs.get(DEFAULT_RULE, {}), "fsck"),
+                   t(vs.get(TODAY_RULE, {}), "fsck"))
+          for img, vs in res.items()}
+    known = [p for p in ps.values() if p is not None]
+    w = max(known) if known and len(known) == len(ps) else None
+    rows.append(["default rule, fsck no worse than %s homing (today's) by "
+                 "more than %g %% on every image" %
+                 (TODAY_RULE, FSCK_WORSE_MAX),
+                 "worst %s (%s)" % (fp(w), "-" if w is None else
+                                    [i for i, p in ps.items() if p == w][0]),
+                 verdict(w is not None and w <= FSCK_WORSE_MAX)])
+    # c. a rule with 1-segment penalty <= 25 % keeping >= 60 % of the gain
+    rules = sorted({v for vs in res.values() for v in vs if v != "stock"})
+    cand = []
+    for rule in rules:
+        w1, where = worst_penalty(res, rule, 1)
+        keep = keep_of(res, rule)
+        ks = [k for k in keep.values() if k is not None]
+        kmin = min(ks) if ks and len(ks) == len(keep) else None
+        kimg = None if kmin is None else \
+            [i for i, k in keep.items() if k == kmin][0]
+        ok = w1 is not None and kmin is not None and \
+            w1 <= PENALTY1_MAX and kmin >= KEEP_MIN
+        fsum = sum(t(vs[rule], "fsck") or 0 for vs in res.values()
+                   if rule in vs)
+        cand.append((rule, w1, where, kmin, kimg, ok, fsum))
+        rows.append(["rule `%s`: 1-segment read-all penalty <= %g %% on "
+                     "every image, keeping >= %g %% of the default's fsck "
+                     "gain" % (rule, PENALTY1_MAX, KEEP_MIN),
+                     "worst penalty %s (%s); keeps as little as %s (%s)" %
+                     (fp(w1), where or "-",
+                      "-" if kmin is None else "%.0f %%" % kmin,
+                      kimg or "-"),
+                     verdict(ok)])
+    for what, c in best_rules(cand):
+        rule, w1, where, kmin, kimg, ok, fsum = c
+        rows.append(["best rule found for the 1-segment target: %s" % what,
+                     "`%s`: worst penalty %s, keeps as little as %s of the "
+                     "gain" % (rule, fp(w1),
+                               "-" if kmin is None else "%.0f %%" % kmin),
+                     verdict(ok)])
+    # d. delete on the aged image
+    vs = res.get(DELETE_IMAGE)
+    if vs:
+        for seg in ("1", "16"):
+            a = t(vs.get("stock", {}), "delete-" + seg)
+            b = t(vs.get(DEFAULT_RULE, {}), "delete-" + seg)
+            sp = None if a is None or not b else a / b
+            rows.append(["default rule, delete of files > 4 MiB >= %gx "
+                         "faster than stock, %s, %s segment%s" %
+                         (DELETE_MIN, DELETE_IMAGE, seg,
+                          "" if seg == "1" else "s"),
+                         "%s vs %s ms (%s)" % (ms(b), ms(a), fx(a, b)),
+                         verdict(sp is not None and sp >= DELETE_MIN)])
+    out.append(table(["target", "measured", ""], rows))
+    return out
+
+
+def best_rules(cand):
+    """The best candidates of targets() for the 1-segment target, as
+    (what, candidate): the rule that meets it with the lowest fsck time;
+    when none does, the lowest worst penalty of any rule, and the lowest
+    among the rules that keep >= KEEP_MIN of the gain on every image."""
+    ok = [c for c in cand if c[5]]
+    if ok:
+        return [("the lowest fsck time of the rules that meet it",
+                 min(ok, key=lambda c: c[6]))]
+    r = []
+    known = [c for c in cand if c[1] is not None]
+    if known:
+        r.append(("the lowest 1-segment penalty",
+                  min(known, key=lambda c: c[1])))
+    keeping = [c for c in known if c[3] is not None and c[3] >= KEEP_MIN]
+    if keeping:
+        b = min(keeping, key=lambda c: c[1])
+        if not r or b[0] != r[0][1][0]:
+            r.append(("the lowest 1-segment penalty of the rules keeping "
+                      ">= %g %% of the gain" % KEEP_MIN, b))
+    return r
 
 
 def cmd_doc(resdir, doc):
