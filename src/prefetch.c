@@ -71,6 +71,9 @@ static errcode_t want_add(struct prefetch *pf, ext2_filsys fs, blk64_t blk,
 	if (!blk || blk < fs->super->s_first_data_block ||
 	    blk >= ext2fs_blocks_count(fs->super))
 		return 0;
+	/* no more than the cache can take: the walk reads the rest */
+	if (pf->nwant >= pf->cap - pf->n)
+		return 0;
 	if (pf->nwant == pf->want_alloc) {
 		err = ext2fs_resize_array(sizeof(*pf->want), pf->want_alloc,
 					  pf->want_alloc * 2 + 256,
