@@ -54,6 +54,7 @@ enum e3mp_phase {
 };
 
 struct e3mp;
+struct prefetch;
 typedef void (*e3mp_progress_fn)(struct e3mp *mp, enum e3mp_phase phase,
 				 __u64 done, __u64 total);
 
@@ -166,6 +167,7 @@ struct e3mp {
 	struct mp_extra		*xr;		/* EA blocks, slow symlinks */
 	__u32			nx, x_alloc;
 	ext2fs_block_bitmap	eablk;		/* EA blocks seen */
+	struct prefetch		*pf;		/* a batch's indirect blocks */
 
 	/* plan */
 	struct mp_geom		geom;
@@ -239,6 +241,15 @@ errcode_t undo_bound(const struct e3mp *mp, __u32 unit, __u64 *bytes);
 
 /* scan.c */
 errcode_t inode_scan_and_record(struct e3mp *mp);
+
+/* prefetch.c: a batch's indirect blocks, read ahead in block order */
+errcode_t prefetch_begin(struct e3mp *mp);
+errcode_t prefetch_inode(struct e3mp *mp, ext2_ino_t ino,
+			 const struct ext2_inode_large *inode);
+errcode_t prefetch_read(struct e3mp *mp);
+int prefetch_lookup(struct e3mp *mp, blk64_t blk, int count, void *buf);
+void prefetch_drop(struct e3mp *mp);
+void prefetch_free(struct e3mp *mp);
 
 /* predict.c: e2fsck -fn's time on the model disk, before and after */
 errcode_t predict_fsck(struct e3mp *mp);

@@ -288,6 +288,8 @@ static errcode_t volume_write(io_channel ch, const struct vwrite *w)
 		    w->start + w->len > SUPERBLOCK_OFFSET;
 	errcode_t err;
 
+	/* blocks read ahead for the scan must not outlive a write */
+	prefetch_drop(st.mp);
 	if (super) {
 		err = super_before_after(inner, w, &old, &new);
 		if (err)
@@ -374,6 +376,8 @@ static errcode_t layer_set_blksize(io_channel ch, int bs)
 static errcode_t layer_read_blk64(io_channel ch, unsigned long long blk,
 				  int count, void *buf)
 {
+	if (!L(ch)->is_undo && prefetch_lookup(st.mp, blk, count, buf))
+		return 0;
 	return io_channel_read_blk64(L(ch)->inner, blk, count, buf);
 }
 

@@ -498,12 +498,46 @@ static errcode_t scan_group_done(ext2_filsys fs,
 	return e3mp_stop ? E3MP_INTERRUPTED : 0;
 }
 
+/*
+ * The inodes of one group (at most SCAN_BATCH), walked only once their
+ * indirect blocks have been read ahead in block order (prefetch.c).
+ */
+#define SCAN_BATCH	2048
+
+struct scan_batch {
+	struct ext2_inode_large	inode[SCAN_BATCH];
+	ext2_ino_t		ino[SCAN_BATCH];
+	int			csum_bad[SCAN_BATCH];
+	__u32			n;
+	dgrp_t			group;
+};
+
+static errcode_t batch_walk(struct scan_ctx *sc, struct scan_batch *b,
+			    char *buf)
+{
+	errcode_t err;
+	__u32 i;
+
+	err = prefetch_begin(sc->mp);
+	for (i = 0; i < b->n && !err; i++)
+		err = prefetch_inode(sc->mp, b->ino[i], &b->inode[i]);
+	if (!err)
+		err = io_checked(sc->mp, prefetch_read(sc->mp));
+	for (i = 0; i < b->n && !err; i++)
+		err = scan_inode(sc, b->ino[i], &b->inode[i], buf,
+				 b->csum_bad[i]);
+	prefetch_drop(sc->mp);
+	b->n = 0;
+	return err;
+}
+
 static errcode_t scan_all(struct scan_ctx *sc, ext2_inode_scan scan,
-			  char *buf)
+			  struct scan_batch *b, char *buf)
 {
 	struct ext2_inode_large inode;
 	ext2_ino_t ino;
 	errcode_t err;
+	dgrp_t grp;
 	int csum_bad;
 
 	for (;;) {
@@ -514,10 +548,17 @@ static errcode_t scan_all(struct scan_ctx *sc, ext2_inode_scan scan,
 		if (csum_bad)
 			err = 0;
 		if (err || !ino)
-			return err;
-		err = scan_inode(sc, ino, &inode, buf, csum_bad);
-		if (err)
-			return err;
+			return err ? err : batch_walk(sc, b, buf);
+		grp = (ino - 1) / sc->g.inodes_per_group;
+		if (b->n == SCAN_BATCH || (b->n && grp != b->group)) {
+			err = batch_walk(sc, b, buf);
+			if (err)
+				return err;
+		}
+		b->group = grp;
+		b->inode[b->n] = inode;
+		b->csum_bad[b->n] = csum_bad;
+		b->ino[b->n++] = ino;
 	}
 }
 
@@ -527,6 +568,7 @@ errcode_t inode_scan_and_record(struct e3mp *mp)
 	struct scan_ctx sc = { .mp = mp, .g = mp->geom,
 			       .addr = fs->blocksize / sizeof(__u32) };
 	ext2_inode_scan scan = NULL;
+	struct scan_batch *batch = NULL;
 	char *buf = NULL;
 	errcode_t err;
 
@@ -545,6 +587,8 @@ errcode_t inode_scan_and_record(struct e3mp *mp)
 	if (!err)
 		err = ext2fs_get_array(3, fs->blocksize, &buf);
 	if (!err)
+		err = ext2fs_get_memzero(sizeof(*batch), &batch);
+	if (!err)
 		err = ext2fs_open_inode_scan(fs, 0, &scan);
 	if (err)
 		goto out;
@@ -552,10 +596,12 @@ errcode_t inode_scan_and_record(struct e3mp *mp)
 	ext2fs_set_inode_callback(scan, scan_group_done, mp);
 	itable_readahead(fs, 0);
 	itable_readahead(fs, 1);
-	err = scan_all(&sc, scan, buf);
+	err = scan_all(&sc, scan, batch, buf);
 out:
 	if (scan)
 		ext2fs_close_inode_scan(scan);
+	prefetch_free(mp);
+	ext2fs_free_mem(&batch);
 	ext2fs_free_mem(&buf);
 	return err;
 }

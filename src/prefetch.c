@@ -1,0 +1,288 @@
+/*
+ * prefetch.c --- read a batch of inodes' indirect blocks ahead, in block
+ * order, level by level
+ *
+ * The scan walks each file's block map with libext2fs's iterator, which
+ * reads an indirect block when it reaches it: inode by inode, so on a
+ * volume whose indirect blocks are scattered, one positioning per block
+ * in the order the inodes give.  e2fsck's pass 1 does better: it defers
+ * the inodes that have indirect blocks and walks them sorted by their
+ * first one.  Here the scan hands each batch of inodes (one group's, at
+ * most SCAN_BATCH) to prefetch_batch() before it walks them.  That reads
+ * the blocks the inodes point to (IND, DIND, TIND) in block order,
+ * neighbours merged into one request, then the blocks those name (the
+ * DINDs' INDs, the TINDs' DINDs), then the last level, and keeps them
+ * until the batch has been walked: io.c serves the iterator's reads of
+ * them from here (prefetch_lookup()).  The walk, and every check it
+ * makes, is unchanged, in the same inode order, so the records and the
+ * plan are too.  Nothing read ahead is trusted: a pointer outside the
+ * volume is not followed (the walk refuses it), and a read that fails
+ * fails the scan, as the walk's would.
+ *
+ * Memory: at most PF_MAX_BYTES of blocks, whatever the batch holds; what
+ * does not fit is read by the walk as before.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "e3metapack.h"
+
+#define PF_MAX_BYTES	(16U << 20)
+
+/* A block to read: its number, and how many levels of pointers it holds. */
+struct pf_want {
+	blk64_t	blk;
+	int	depth;			/* IND 1, DIND 2, TIND 3 */
+};
+
+/* A block read: where in data[] it is. */
+struct pf_slot {
+	blk64_t	blk;
+	__u32	slot;
+};
+
+struct prefetch {
+	struct pf_want	*want;		/* the level being read */
+	__u32		nwant;
+	__u32		want_alloc;
+	struct pf_slot	*byblk;		/* cached blocks, by number */
+	char		*data;		/* their contents, cap blocks */
+	__u32		n, cap;
+	unsigned int	bs;
+};
+
+static int cmp_want(const void *a, const void *b)
+{
+	const struct pf_want *x = a, *y = b;
+
+	if (x->blk != y->blk)
+		return x->blk < y->blk ? -1 : 1;
+	return y->depth - x->depth;
+}
+
+static errcode_t want_add(struct prefetch *pf, ext2_filsys fs, blk64_t blk,
+			  int depth)
+{
+	errcode_t err;
+
+	if (!blk || blk < fs->super->s_first_data_block ||
+	    blk >= ext2fs_blocks_count(fs->super))
+		return 0;
+	/* no more than the cache can take: the walk reads the rest */
+	if (pf->nwant >= pf->cap - pf->n)
+		return 0;
+	if (pf->nwant == pf->want_alloc) {
+		err = ext2fs_resize_array(sizeof(*pf->want), pf->want_alloc,
+					  pf->want_alloc * 2 + 256,
+					  &pf->want);
+		if (err)
+			return err;
+		pf->want_alloc = pf->want_alloc * 2 + 256;
+	}
+	pf->want[pf->nwant].blk = blk;
+	pf->want[pf->nwant++].depth = depth;
+	return 0;
+}
+
+/*
+ * An inode whose block map the scan walks (scan_inode(), classify()):
+ * in use, i_block[] holding block pointers; not the resize inode, whose
+ * DIND the scan only checks.
+ */
+static int block_mapped(ext2_filsys fs, ext2_ino_t ino,
+			const struct ext2_inode_large *inode)
+{
+	struct ext2_inode *in = (struct ext2_inode *) inode;
+
+	if ((!in->i_links_count && ino != EXT2_BAD_INO) ||
+	    ino == EXT2_RESIZE_INO ||
+	    (in->i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)))
+		return 0;
+	return ext2fs_inode_has_valid_blocks2(fs, in);
+}
+
+/* Sort the level, drop repeats, and keep what fits in the cache. */
+static void want_trim(struct prefetch *pf)
+{
+	__u32 i, j;
+
+	qsort(pf->want, pf->nwant, sizeof(*pf->want), cmp_want);
+	for (i = j = 0; i < pf->nwant; i++)
+		if (!j || pf->want[i].blk != pf->want[j - 1].blk)
+			pf->want[j++] = pf->want[i];
+	pf->nwant = j;
+	if (pf->nwant > pf->cap - pf->n)
+		pf->nwant = pf->cap - pf->n;
+}
+
+/*
+ * Read the level in runs of neighbouring blocks.  A read that fails
+ * fails the scan, as the walk's own would (io.c notes it, with the
+ * request's first block).  *first: the level's first slot.
+ */
+static errcode_t level_read(struct prefetch *pf, ext2_filsys fs,
+			    __u32 *first)
+{
+	__u32 i, len;
+	errcode_t err;
+
+	*first = pf->n;
+	for (i = 0; i < pf->nwant; i += len) {
+		for (len = 1; i + len < pf->nwant &&
+		     pf->want[i + len].blk == pf->want[i].blk + len; len++)
+			;
+		err = io_channel_read_blk64(fs->io, pf->want[i].blk, len,
+					    pf->data + (size_t) pf->n * pf->bs);
+		if (err)
+			return err;
+		pf->n += len;
+	}
+	for (i = 0; i < pf->nwant; i++) {
+		pf->byblk[*first + i].blk = pf->want[i].blk;
+		pf->byblk[*first + i].slot = *first + i;
+	}
+	return 0;
+}
+
+/* The pointers in the blocks just read that lead to more pointers. */
+static errcode_t level_next(struct prefetch *pf, ext2_filsys fs, __u32 first)
+{
+	__u32 addr = pf->bs / sizeof(__u32), nread = pf->nwant, i, k;
+	struct pf_want *lvl;
+	errcode_t err = 0;
+
+	err = ext2fs_get_array(nread ? nread : 1, sizeof(*lvl), &lvl);
+	if (err)
+		return err;
+	memcpy(lvl, pf->want, nread * sizeof(*lvl));
+	pf->nwant = 0;
+	for (i = 0; i < nread && !err; i++) {
+		const __u32 *p = (const __u32 *)
+			(pf->data + (size_t) (first + i) * pf->bs);
+
+		if (lvl[i].depth < 2)
+			continue;
+		for (k = 0; k < addr && !err; k++)
+			err = want_add(pf, fs, ext2fs_le32_to_cpu(p[k]),
+				       lvl[i].depth - 1);
+	}
+	ext2fs_free_mem(&lvl);
+	return err;
+}
+
+static int cmp_slot(const void *ctx, __u32 i, blk64_t key)
+{
+	blk64_t b = ((const struct prefetch *) ctx)->byblk[i].blk;
+
+	return b < key ? -1 : b > key;
+}
+
+static int cmp_byblk(const void *a, const void *b)
+{
+	blk64_t x = ((const struct pf_slot *) a)->blk;
+	blk64_t y = ((const struct pf_slot *) b)->blk;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Start a batch: nothing cached, nothing wanted. */
+errcode_t prefetch_begin(struct e3mp *mp)
+{
+	struct prefetch *pf = mp->pf;
+	errcode_t err;
+
+	if (!pf) {
+		err = ext2fs_get_memzero(sizeof(*pf), &pf);
+		if (err)
+			return err;
+		mp->pf = pf;
+		pf->bs = mp->fs->blocksize;
+		pf->cap = PF_MAX_BYTES / pf->bs;
+		err = ext2fs_get_array(pf->cap, sizeof(*pf->byblk),
+				       &pf->byblk);
+		if (!err)
+			err = ext2fs_get_array(pf->cap, pf->bs, &pf->data);
+		if (err)
+			return err;
+	}
+	pf->n = pf->nwant = 0;
+	return 0;
+}
+
+/* Note the indirect blocks @inode points to, for prefetch_read(). */
+errcode_t prefetch_inode(struct e3mp *mp, ext2_ino_t ino,
+			 const struct ext2_inode_large *inode)
+{
+	int level;
+	errcode_t err = 0;
+
+	if (!block_mapped(mp->fs, ino, inode))
+		return 0;
+	for (level = 1; level <= 3 && !err; level++)
+		err = want_add(mp->pf, mp->fs,
+			       inode->i_block[EXT2_NDIR_BLOCKS + level - 1],
+			       level);
+	return err;
+}
+
+/* Read what the batch's inodes point to, level by level. */
+errcode_t prefetch_read(struct e3mp *mp)
+{
+	struct prefetch *pf = mp->pf;
+	errcode_t err = 0;
+
+	__u32 first;
+
+	while (pf->nwant && !err) {
+		want_trim(pf);
+		err = level_read(pf, mp->fs, &first);
+		if (!err)
+			err = level_next(pf, mp->fs, first);
+	}
+	qsort(pf->byblk, pf->n, sizeof(*pf->byblk), cmp_byblk);
+	return err;
+}
+
+/*
+ * Serve a read of @count blocks at @blk from the batch's blocks, if they
+ * are all there (the iterator reads one at a time).  1 if served.
+ */
+int prefetch_lookup(struct e3mp *mp, blk64_t blk, int count, void *buf)
+{
+	struct prefetch *pf = mp ? mp->pf : NULL;
+	__u32 at;
+	int i;
+
+	if (!pf || !pf->n || count < 1)
+		return 0;
+	for (i = 0; i < count; i++) {
+		if (!mp_bsearch(pf->n, blk + i, cmp_slot, pf, &at))
+			return 0;
+		memcpy((char *) buf + (size_t) i * pf->bs,
+		       pf->data + (size_t) pf->byblk[at].slot * pf->bs,
+		       pf->bs);
+	}
+	return 1;
+}
+
+/* Forget the batch's blocks: before any write, they could go stale. */
+void prefetch_drop(struct e3mp *mp)
+{
+	if (mp && mp->pf)
+		mp->pf->n = mp->pf->nwant = 0;
+}
+
+void prefetch_free(struct e3mp *mp)
+{
+	struct prefetch *pf = mp->pf;
+
+	if (!pf)
+		return;
+	ext2fs_free_mem(&pf->want);
+	ext2fs_free_mem(&pf->byblk);
+	ext2fs_free_mem(&pf->data);
+	ext2fs_free_mem(&mp->pf);
+}

@@ -1,0 +1,118 @@
+#!/bin/bash
+# t0260-scan-reads: the scan reads indirect blocks the way e2fsck's pass 1
+# should: a group's inodes at a time, their IND/DIND/TIND blocks in block
+# order, level by level, neighbours in one request (src/prefetch.c).
+# From the tool's own pread64 calls (strace) on a dry run, against the
+# indirect blocks debugfs lists: every indirect block is read once; the
+# requests that read them go backwards at most three times per group (one
+# sweep per level); and after a real run has packed them (fsck-clean,
+# contents unchanged), neighbours share a request (at least two blocks a
+# request on average), still in sweeps.  A scan that reads them inode by
+# inode fails the second check on the aged image and the third on both.
+#
+# Case variables: mkimg's (tests/mkimg.sh).
+
+# shellcheck source=tests/lib.sh disable=SC2031,SC2119
+. "${0%/*}/lib.sh"
+need_tool
+need_manifest
+need strace debugfs awk
+
+CASES='
+name=e4nf-1k-tind  BS=1024 FSTYPE=ext4noext-flex PROFILE=tind SIZE=32M
+name=ext3-2k-aged  BS=2048 FSTYPE=ext3           PROFILE=aged SIZE=128M
+'
+
+# indirect_list IMG MANIFEST: every IND/DIND/TIND block, one per line,
+# by debugfs stat of every inode in MANIFEST and the journal's.
+indirect_list() {
+	local img=$1 man=$2 j
+	{
+		awk '$1 != "#" { sub(/^ino=/, "", $2); print $2 }' "$man"
+		j=$(sb_field "$img" 'Journal inode')
+		[ -z "$j" ] || echo "$j"
+	} | sort -un | sed 's/.*/stat <&>/' >"$RUN_DIR/stat.cmds"
+	debugfs -f "$RUN_DIR/stat.cmds" "$img" 2>/dev/null |
+		grep -oE '\((IND|DIND|TIND)\):[0-9]+' | sed 's/.*://' | sort -un
+}
+
+# scan_reads IMG: the dry run's pread64 calls on IMG, "FIRST COUNT" in
+# blocks, in issue order, into $RUN_DIR/reads.
+scan_reads() {
+	local rc=0
+	strace -qq -e trace=pread64 -o "$RUN_DIR/trace" \
+		"$E3MP" -n "$1" >/dev/null 2>"$RUN_DIR/trace.err" || rc=$?
+	# (0: something to do; 1: nothing, as after packing)
+	[ "$rc" -le 1 ] || { cat "$RUN_DIR/trace.err" >&2;
+		fail "e3metapack -n under strace exited $rc"; }
+	awk -v bs="$BS" -F', ' '/^pread64\(/ {
+		split($NF, r, " = "); len = r[2]; off = r[1]
+		if (len > 0) print int(off / bs), int((len + bs - 1) / bs)
+	}' "$RUN_DIR/trace" >"$RUN_DIR/reads"
+	[ -s "$RUN_DIR/reads" ] || fail "no pread64 in the trace"
+}
+
+# ind_requests: the requests that read indirect blocks ("FIRST COUNT
+# NIND"), in order, into $RUN_DIR/indreq; checks each block read once.
+ind_requests() {
+	awk 'NR == FNR { ind[$1] = 1; next }
+	     { n = 0; for (b = $1; b < $1 + $2; b++) if (b in ind) {
+			n++; seen[b]++ }
+	       if (n) print $1, $2, n }
+	     END { for (b in ind) if (seen[b] != 1 && bad++ < 5)
+			printf "block %s read %d times\n", b, seen[b] > "/dev/stderr"
+		   exit bad > 0 }' "$RUN_DIR/ind" "$RUN_DIR/reads" >"$RUN_DIR/indreq"
+}
+
+# backward_steps: how often a request in $RUN_DIR/indreq starts before
+# the one it follows.
+backward_steps() {
+	awk 'NR > 1 && $1 < last { n++ } { last = $1 } END { print n + 0 }' \
+		"$RUN_DIR/indreq"
+}
+
+reads_case() {
+	local img=$RUN_DIR/img groups back nreq nind
+
+	mkimg "$img"
+	make_manifest "$img" "$RUN_DIR/man"
+	indirect_list "$img" "$RUN_DIR/man" >"$RUN_DIR/ind"
+	nind=$(wc -l <"$RUN_DIR/ind")
+	groups=$(dumpe2fs -h "$img" 2>/dev/null |
+		awk '/^Block count:/ { b = $3 } /^Blocks per group:/ { g = $4 }
+		     END { print int((b + g - 1) / g) }')
+	[ "$nind" -gt $((3 * groups)) ] ||
+		fail "only $nind indirect blocks for $groups groups: no test"
+
+	check "a dry run reads every indirect block exactly once"
+	scan_reads "$img"
+	ind_requests || fail "an indirect block was not read exactly once"
+
+	check "it reads them in block order, at most one sweep per level and group"
+	back=$(backward_steps)
+	info "$nind indirect blocks in $(wc -l <"$RUN_DIR/indreq") requests," \
+	     "$back backward steps, $groups groups"
+	[ "$back" -le $((3 * groups)) ] ||
+		fail "$back backward steps between indirect-block reads"
+
+	check "after packing, neighbours are read together: 2 blocks a request or more"
+	run_tool -z none "$img"
+	expect_exit 0
+	fsck_clean "$img"
+	same_content "$RUN_DIR/man" "$img"
+	indirect_list "$img" "$RUN_DIR/man" >"$RUN_DIR/ind"
+	[ "$(wc -l <"$RUN_DIR/ind")" = "$nind" ] ||
+		fail "$nind indirect blocks before packing, not after"
+	scan_reads "$img"
+	ind_requests || fail "an indirect block was not read exactly once"
+	nreq=$(wc -l <"$RUN_DIR/indreq")
+	back=$(backward_steps)
+	info "packed: $nind indirect blocks in $nreq requests," \
+	     "$back backward steps"
+	[ $((2 * nreq)) -le "$nind" ] ||
+		fail "$nreq requests for $nind packed indirect blocks"
+	[ "$back" -le $((3 * groups)) ] ||
+		fail "$back backward steps between indirect-block reads"
+}
+
+run_cases reads_case "$CASES"
