@@ -268,8 +268,8 @@ static int next_blk(struct walk *w, struct dirlist *dl, int l,
 		else if ((has = dl[l].at < dl[l].n))
 			*out = dl[l].b[dl[l].at++];
 		start = *out + 1;
-	} while (has && bsearch(out, w->roots, w->nroots, sizeof(*out),
-				cmp_blk));
+	} while (has && w->nroots &&
+		 bsearch(out, w->roots, w->nroots, sizeof(*out), cmp_blk));
 	return has;
 }
 
