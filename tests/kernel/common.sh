@@ -243,33 +243,6 @@ ks_check_write() {
 	     "($(wc -l <"$d/list") paths)"
 }
 
-# ks_dir_blocks IMG MANIFEST OUT: "INO BLOCK BLOCK ..." for every
-# directory in MANIFEST, its data blocks in logical order (debugfs stat:
-# a reader independent of the tool), sorted as comm(1) wants.
-ks_dir_blocks() {
-	awk '$1 != "#" && $3 == "type=dir" { sub(/^ino=/, "", $2); print $2 }' \
-		"$2" | sort -un | sed 's/.*/stat <&>/' >"$3.cmds"
-	debugfs -f "$3.cmds" "$1" 2>/dev/null | awk '
-		function out() { if (ino != "") print ino line }
-		/^Inode: [0-9]+ / { out(); ino = $2; line = ""; blk = 0 }
-		/^BLOCKS:/ { blk = 1; next }
-		/^TOTAL:/ { blk = 0 }
-		blk {
-			n = split($0, part, ", ")
-			for (k = 1; k <= n; k++) {
-				if (part[k] !~ /^\([0-9]/)
-					continue	# (IND), (DIND), (TIND)
-				sub(/^\([^)]*\):/, "", part[k])
-				split(part[k], r, "-")
-				e = r[2] == "" ? r[1] : r[2]
-				for (b = r[1]; b <= e; b++)
-					line = line " " b
-			}
-		}
-		END { out() }' | LC_ALL=C sort >"$3"
-	rm -f "$3.cmds"
-}
-
 # ks_dirs_packed IMG MANIFEST WHAT: under --dirs=pack, every directory's
 # blocks are one run in logical order (lib.sh's dirs_scattered).
 ks_dirs_packed() {
@@ -297,8 +270,8 @@ ks_dirs_incremental() {
 	local tag=$1 img=$T/$1-rw.img d=$T/$1-dirs moved most new
 	grep -q -e '--dirs=pack' "$T/$tag.args" || return 0
 	mkdir -p "$d"
-	ks_dir_blocks "$T/$tag.img" "$T/$tag.man" "$d/packed"
-	ks_dir_blocks "$img" "$T/$tag-rw.man" "$d/written"
+	dir_blocks "$T/$tag.img" "$T/$tag.man" >"$d/packed"
+	dir_blocks "$img" "$T/$tag-rw.man" >"$d/written"
 	comm -13 "$d/packed" "$d/written" >"$d/changed"
 	most=$(awk '{ n += NF - 1 } END { print n + 0 }' "$d/changed")
 	new=$(awk 'NR == FNR { for (k = 2; k <= NF; k++) had[$1, $k] = 1
@@ -325,7 +298,7 @@ ks_dirs_after() {
 	local tag=$1 d=$T/$1-dirs stray bad
 	grep -q -e '--dirs=pack' "$T/$tag.args" || return 0
 	cut -d' ' -f1 "$d/changed" >"$d/changed.ino"
-	ks_dir_blocks "$T/$tag-rw.img" "$T/$tag-rw.man" "$d/after"
+	dir_blocks "$T/$tag-rw.img" "$T/$tag-rw.man" >"$d/after"
 	stray=$(comm -13 "$d/written" "$d/after" | cut -d' ' -f1 |
 		grep -vxF -f "$d/changed.ino" || true)
 	[ -z "$stray" ] || fail "$tag: the incremental run moved" \
