@@ -64,6 +64,7 @@ enum mp_kind {
 #define MP_X_EA		1	/* first reference to an EA block */
 #define MP_X_EA_AGAIN	2	/* a shared EA block, already read */
 #define MP_X_SYMLINK	3
+#define MP_X_HTREE	4	/* an htree directory's root (its block 0) */
 
 struct mp_extra {
 	blk64_t		blk;

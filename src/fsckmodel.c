@@ -18,9 +18,13 @@
  *      number; for each inode its EA block (once: a shared one is read
  *      by its first owner), then its indirect blocks in pre-order.  A
  *      full batch is flushed as soon as its last inode is read, in the
- *      middle of the table;
+ *      middle of the table.  An htree directory's root block (its block
+ *      0: handle_htree()) is read after its indirect blocks, so at once
+ *      for a directory that has none;
  *   4. pass 2: the directory blocks sorted by block, with dir_index the
- *      directories' first blocks (htree roots) before the others;
+ *      directories' first blocks before the others, the htree roots
+ *      pass 1 read left out; after the run, a block the plan moves
+ *      (REC_DIR) at its destination;
  *   5. the block and inode bitmaps, group by group (pass 5 reads them).
  * e2fsck reads some blocks twice (the journal's map in pass 1 again);
  * the page cache serves those, so the walk reads each block once.  Not
@@ -47,6 +51,7 @@ struct deferred {
 	__u32		first;	/* first record */
 	__u32		count;
 	__u32		nind;	/* of them IND/DIND/TIND (not REC_DIR) */
+	blk64_t		htree;	/* htree root, 0: none */
 };
 
 struct walk {
@@ -57,6 +62,9 @@ struct walk {
 	struct mp_prediction	*out;
 	struct deferred		batch[E2FSCK_BATCH];
 	__u32			n;
+	blk64_t			*roots;	/* htree roots pass 1 read */
+	__u32			nroots, roots_alloc;
+	errcode_t		err;	/* (of growing roots) */
 };
 
 static void rd(struct walk *w, blk64_t blk, __u64 count, enum mp_kind k)
@@ -67,6 +75,25 @@ static void rd(struct walk *w, blk64_t blk, __u64 count, enum mp_kind k)
 static blk64_t loc(const struct walk *w, const struct ind_rec *r)
 {
 	return w->after ? r->dest : r->blk;
+}
+
+/* An htree root, read in pass 1: pass 2 finds it in the page cache. */
+static void read_root(struct walk *w, blk64_t blk)
+{
+	__u32 want = w->roots_alloc ? 2 * w->roots_alloc : 64;
+	errcode_t err;
+
+	rd(w, blk, 1, MP_K_DIR);
+	if (w->nroots == w->roots_alloc) {
+		err = ext2fs_resize_mem(w->roots_alloc * sizeof(*w->roots),
+					want * sizeof(*w->roots), &w->roots);
+		if (err) {
+			w->err = err;
+			return;
+		}
+		w->roots_alloc = want;
+	}
+	w->roots[w->nroots++] = blk;
 }
 
 static int cmp_deferred(const void *a, const void *b)
@@ -97,6 +124,8 @@ static void flush(struct walk *w)
 		for (k = d->first; k < d->first + d->count; k++)
 			if (!(w->rec[k].flags & REC_DIR))
 				rd(w, loc(w, &w->rec[k]), 1, MP_K_IND);
+		if (d->htree)
+			read_root(w, d->htree);
 	}
 	w->n = 0;
 }
@@ -142,18 +171,25 @@ static blk64_t take_inode(struct walk *w, struct deferred *d, __u32 *i,
 			  __u32 *j, __u32 nrec)
 {
 	const struct mp_extra *x = w->v->x;
-	blk64_t symlink = 0;
+	blk64_t symlink = 0, dir0 = 0;
 
 	d->first = *i;
 	for (; *i < nrec && w->rec[*i].ino == d->ino; (*i)++) {
 		if (w->rec[*i].level == 1 && (w->rec[*i].flags & REC_IN_INODE))
 			d->key = loc(w, &w->rec[*i]);
+		/* (a directory's block 0, where the plan puts it) */
+		if ((w->rec[*i].flags & REC_DIR) && !w->rec[*i].logical)
+			dir0 = loc(w, &w->rec[*i]);
 		d->nind += !(w->rec[*i].flags & REC_DIR);
 		d->count++;
 	}
 	for (; *j < w->v->nx && x[*j].ino == d->ino; (*j)++) {
 		if (x[*j].kind == MP_X_SYMLINK) {
 			symlink = x[*j].blk;
+			continue;
+		}
+		if (x[*j].kind == MP_X_HTREE) {
+			d->htree = dir0 ? dir0 : x[*j].blk;
 			continue;
 		}
 		d->ea = x[*j].blk;
@@ -190,8 +226,11 @@ static void pass1_group(struct walk *w, __u32 grp, __u32 *i, __u32 *j,
 		}
 		if (symlink)
 			rd(w, symlink, 1, MP_K_OTHER);
-		if (!d.nind && !d.ea)
+		if (!d.nind && !d.ea) {
+			if (d.htree)
+				read_root(w, d.htree);
 			continue;
+		}
 		w->batch[w->n++] = d;
 		if (w->n == E2FSCK_BATCH)
 			flush(w);
@@ -201,15 +240,50 @@ static void pass1_group(struct walk *w, __u32 grp, __u32 *i, __u32 *j,
 	flush(w);
 }
 
+/*
+ * Where pass 2 finds the directory blocks: the volume's lists (ops) or,
+ * after a run that moves some, the lists at their destinations, sorted.
+ */
+struct dirlist {
+	blk64_t		*b;
+	__u64		n, at;
+};
+
+static int cmp_blk(const void *a, const void *b)
+{
+	blk64_t x = *(const blk64_t *) a, y = *(const blk64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* The next block of list @l from @start, past the roots pass 1 read. */
+static int next_blk(struct walk *w, struct dirlist *dl, int l,
+		    blk64_t start, blk64_t *out)
+{
+	int has;
+
+	do {
+		if (!dl)
+			has = w->v->ops->next_dir(w->v->priv, l, start, out);
+		else if ((has = dl[l].at < dl[l].n))
+			*out = dl[l].b[dl[l].at++];
+		start = *out + 1;
+	} while (has && w->nroots &&
+		 bsearch(out, w->roots, w->nroots, sizeof(*out), cmp_blk));
+	return has;
+}
+
 /* Pass 2: one list sorted by block, or (dir_index) list 0 then list 1. */
-static void pass2(struct walk *w)
+static void pass2(struct walk *w, struct dirlist *dl)
 {
 	const struct mp_fsck_vol *v = w->v;
 	blk64_t b[2] = { 0, 0 };
 	int has[2], l;
 
-	has[0] = v->ops->next_dir(v->priv, 0, 0, &b[0]);
-	has[1] = v->ops->next_dir(v->priv, 1, 0, &b[1]);
+	if (w->nroots)
+		qsort(w->roots, w->nroots, sizeof(*w->roots), cmp_blk);
+	has[0] = next_blk(w, dl, 0, 0, &b[0]);
+	has[1] = next_blk(w, dl, 1, 0, &b[1]);
 	for (;;) {
 		if (v->dir_index)
 			l = has[0] ? 0 : 1;
@@ -218,8 +292,90 @@ static void pass2(struct walk *w)
 		if (!has[l])
 			return;
 		rd(w, b[l], 1, MP_K_DIR);
-		has[l] = v->ops->next_dir(v->priv, l, b[l] + 1, &b[l]);
+		has[l] = next_blk(w, dl, l, b[l] + 1, &b[l]);
 	}
+}
+
+/* A moved directory block: the moves, sorted by @from, are searched. */
+struct dirmove {
+	blk64_t		from, to;
+};
+
+static int cmp_move(const void *a, const void *b)
+{
+	return cmp_blk(&((const struct dirmove *) a)->from,
+		       &((const struct dirmove *) b)->from);
+}
+
+static blk64_t moved_to(const struct dirmove *mv, __u32 n, blk64_t blk)
+{
+	struct dirmove key = { blk, 0 };
+	const struct dirmove *m;
+
+	m = bsearch(&key, mv, n, sizeof(*mv), cmp_move);
+	return m ? m->to : blk;
+}
+
+/* List @l of the volume, each block at its destination, sorted. */
+static errcode_t dest_list(struct walk *w, int l, const struct dirmove *mv,
+			   __u32 nmv, struct dirlist *out)
+{
+	const struct mp_fsck_vol *v = w->v;
+	blk64_t b = 0;
+	__u64 n = 0;
+	errcode_t err;
+
+	for (; v->ops->next_dir(v->priv, l, b, &b); b++)
+		n++;
+	err = ext2fs_get_array(n ? n : 1, sizeof(*out->b), &out->b);
+	if (err)
+		return err;
+	b = 0;
+	for (out->n = 0; out->n < n &&
+	     v->ops->next_dir(v->priv, l, b, &b); b++)
+		out->b[out->n++] = moved_to(mv, nmv, b);
+	qsort(out->b, out->n, sizeof(*out->b), cmp_blk);
+	out->at = 0;
+	return 0;
+}
+
+/*
+ * Pass 2 after the run: the directory blocks the plan moves (REC_DIR
+ * records whose destination differs) are read where they will be, which
+ * changes their order, so both lists are rebuilt and sorted again.
+ */
+static errcode_t pass2_after(struct walk *w, __u32 nrec)
+{
+	struct dirlist dl[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
+	struct dirmove *mv;
+	__u32 i, n = 0;
+	errcode_t err;
+
+	for (i = 0; i < nrec; i++)
+		n += (w->rec[i].flags & REC_DIR) &&
+		     w->rec[i].dest != w->rec[i].blk;
+	if (!n) {
+		pass2(w, NULL);
+		return 0;
+	}
+	err = ext2fs_get_array(n, sizeof(*mv), &mv);
+	if (err)
+		return err;
+	for (i = n = 0; i < nrec; i++)
+		if ((w->rec[i].flags & REC_DIR) &&
+		    w->rec[i].dest != w->rec[i].blk)
+			mv[n++] = (struct dirmove) { w->rec[i].blk,
+						     w->rec[i].dest };
+	qsort(mv, n, sizeof(*mv), cmp_move);
+	err = dest_list(w, 0, mv, n, &dl[0]);
+	if (!err)
+		err = dest_list(w, 1, mv, n, &dl[1]);
+	if (!err)
+		pass2(w, dl);
+	ext2fs_free_mem(&dl[0].b);
+	ext2fs_free_mem(&dl[1].b);
+	ext2fs_free_mem(&mv);
+	return err;
 }
 
 errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
@@ -245,7 +401,17 @@ errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
 	prologue(w, nrec);
 	for (grp = 0; grp < v->g->group_count; grp++)
 		pass1_group(w, grp, &i, &j, nrec);
-	pass2(w);
+	if (after)
+		err = pass2_after(w, nrec);
+	else
+		pass2(w, NULL);
+	if (!err)
+		err = w->err;
+	ext2fs_free_mem(&w->roots);
+	if (err) {
+		ext2fs_free_mem(&w);
+		return err;
+	}
 	for (grp = 0; grp < v->g->group_count; grp++) {
 		v->ops->group(v->priv, grp, &gi);
 		if (gi.bbitmap)

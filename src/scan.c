@@ -36,6 +36,7 @@ struct scan_ctx {
 	int		dup_check;	/* blocks must be claimed once */
 	int		is_dir;		/* note blocks for pass 2 */
 	int		is_symlink;	/* note block for pass 1 */
+	int		is_htree;	/* ... its root, too */
 	__u32		pending;	/* first record without a data group */
 	__u32		addr;		/* block pointers per block */
 	__u64		dind_logical;	/* first logical block of current DIND */
@@ -236,9 +237,10 @@ static int scan_block(ext2_filsys fs, blk64_t *blocknr,
 	if (!sc->err && blockcnt >= 0 && sc->is_dir)
 		ext2fs_fast_mark_block_bitmap2(sc->mp->dirblk[blockcnt > 0],
 					       *blocknr);
-	if (!sc->err && blockcnt == 0 && sc->is_symlink)
+	if (!sc->err && blockcnt == 0 && (sc->is_symlink || sc->is_htree))
 		sc->err = record_extra(sc->mp, sc->ino, *blocknr,
-				       MP_X_SYMLINK);
+				       sc->is_symlink ? MP_X_SYMLINK :
+				       MP_X_HTREE);
 	return sc->err ? BLOCK_ABORT : 0;
 }
 
@@ -456,6 +458,9 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 	sc->record = kind == K_MOVABLE || kind == K_JOURNAL;
 	sc->is_dir = LINUX_S_ISDIR(inode->i_mode);
 	sc->is_symlink = LINUX_S_ISLNK(inode->i_mode);
+	/* e2fsck pass 1 checks an htree's root (handle_htree) */
+	sc->is_htree = sc->is_dir && (inode->i_flags & EXT2_INDEX_FL) &&
+		       ext2fs_has_feature_dir_index(mp->fs->super);
 	sc->dir_count = kind == K_MOVABLE && sc->is_dir;
 	mp->st.dirs_mapped += sc->dir_count;
 	/* (a recorded directory block is a record, not a data run) */

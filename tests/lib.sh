@@ -523,35 +523,45 @@ count_indirect() {
 		}'
 }
 
-# dirs_scattered IMG MANIFEST: independently of the tool, with debugfs
-# stat of every directory in MANIFEST, print one line per block-mapped
-# directory whose data blocks are not one contiguous run in logical order
-# ("INO FIRST-BREAK"); nothing when every directory is packed.
-dirs_scattered() {
-	local img=$1 man=$2
+# dir_blocks IMG MANIFEST: "INO BLOCK BLOCK ..." for every directory in
+# MANIFEST, its data blocks in logical order as debugfs stat lists them
+# (a reader independent of the tool; an extent-mapped one lists none),
+# one line each, sorted as comm(1) wants.
+dir_blocks() {
 	awk '$1 != "#" && $3 == "type=dir" { sub(/^ino=/, "", $2); print $2 }' \
-		"$man" | sort -un | sed 's/.*/stat <&>/' >"$RUN_DIR/dstat.cmds"
-	debugfs -f "$RUN_DIR/dstat.cmds" "$img" 2>/dev/null |
-	awk '
-		/^Inode: [0-9]+ / { cur = $2; next_blk = -1; inblocks = 0 }
-		/^BLOCKS:/ { inblocks = 1; next }
-		/^EXTENTS:/ { inblocks = 0; cur = "" }
-		/^TOTAL:/ { inblocks = 0 }
-		inblocks && cur != "" {
+		"$2" | sort -un | sed 's/.*/stat <&>/' >"$RUN_DIR/dstat.cmds"
+	debugfs -f "$RUN_DIR/dstat.cmds" "$1" 2>/dev/null | awk '
+		function out() { if (ino != "") print ino line }
+		/^Inode: [0-9]+ / { out(); ino = $2; line = ""; blk = 0 }
+		/^BLOCKS:/ { blk = 1; next }
+		/^TOTAL:/ { blk = 0 }
+		blk {
 			n = split($0, part, ", ")
 			for (k = 1; k <= n; k++) {
 				if (part[k] !~ /^\([0-9]/)
 					continue	# (IND), (DIND), (TIND)
 				sub(/^\([^)]*\):/, "", part[k])
 				split(part[k], r, "-")
-				if (next_blk >= 0 && r[1] != next_blk) {
-					print cur, next_blk
-					cur = ""
-					break
-				}
-				next_blk = (r[2] == "" ? r[1] : r[2]) + 1
+				e = r[2] == "" ? r[1] : r[2]
+				for (b = r[1]; b <= e; b++)
+					line = line " " b
 			}
-		}'
+		}
+		END { out() }' | LC_ALL=C sort
+}
+
+# dirs_scattered IMG MANIFEST: independently of the tool (dir_blocks),
+# print one line per block-mapped directory whose data blocks are not
+# one contiguous run in logical order ("INO FIRST-BREAK"); nothing when
+# every directory is packed.
+dirs_scattered() {
+	dir_blocks "$1" "$2" | awk '{
+		for (k = 3; k <= NF; k++)
+			if ($k != $(k - 1) + 1) {
+				print $1, $(k - 1) + 1
+				break
+			}
+	}'
 }
 
 # ---- JSON ----------------------------------------------------------

@@ -13,9 +13,11 @@
 # word for word, inode and block included.
 #
 # The base images (1 KiB blocks, PROFILE=mixed: ext3, ext2, csum with
-# metadata_csum, uninit with uninit_bg, mix with extent files too) are
-# built once, on first use, and copied for every case; each case
-# corrupts its copy deterministically.
+# metadata_csum, uninit with uninit_bg, mix with extent files too; dirs:
+# ext3, PROFILE=dirs, many directories, htree-indexed, run with
+# --dirs=pack, in the slow tier as building it takes a while) are built
+# once, on first use, and copied for every case; each case corrupts its
+# copy deterministically.
 #
 # Case variables:
 #   FS       ext3 | ext2: the base image
@@ -30,6 +32,7 @@
 #              ind:PATH   PATH's first IND block; dind:PATH  its DIND
 #              blk:N      block N
 #   RC       accepted exit codes of the real run ('2 4' if unset)
+#   ARGS     more options for every run of the tool (--dirs=pack)
 #   GREP     an ERE the refusal message must match (besides the image)
 #   HARMLESS =1: a corruption the tool need not care about (the bitmaps
 #            are authoritative): it must go ahead (RC, default 0) and
@@ -62,15 +65,16 @@ need_manifest
 # the cases run one after another, each in a subshell, so a built image
 # stays in $T for the next).
 base_image() {
-	local fs=$1 img=$T/base-$1.img
+	local fs=$1 img=$T/base-$1.img profile=mixed
 	if [ ! -f "$img" ]; then
 		case $fs in
 		csum)	FSTYPE=ext4noext-csum ;;
 		uninit)	FSTYPE=ext4noext MKFS_OPTS='-O uninit_bg' ;;
 		mix)	FSTYPE=ext4mix ;;
+		dirs)	FSTYPE=ext3 profile=dirs ;;
 		*)	FSTYPE=$fs ;;
 		esac
-		BS=1024 PROFILE=mixed SIZE=32M mkimg "$img.tmp" >&2
+		BS=1024 PROFILE=$profile SIZE=32M mkimg "$img.tmp" >&2
 		make_manifest "$img.tmp" "$T/base-$fs.manifest"
 		mv "$img.tmp" "$img"
 	fi
@@ -446,6 +450,72 @@ how_gd_itable_past_end() {
 	echo "set_bg 1 inode_table $(($(blocks_count "$IMG") + 100))" |
 		dbg_w "$IMG"
 }
+# Directories of the dirs profile, packed under --dirs=pack:
+#   /big  29 blocks: one IND      /d04, /d17  htree, 6 blocks or more
+DA=/big DB=/d04 DC=/d17
+
+# A directory's pointers: past the end, into fixed metadata, to a free
+# block, marked free, looping; a directory block in two directories.
+how_dir_iblock_past_end() {
+	local ino v
+	ino=$(ino_of "$IMG" $DB) v=$(($(blocks_count "$IMG") + 7))
+	echo "sif <$ino> block[0] $v" | dbg_w "$IMG"
+	WANT=$(m_outside "$ino" "$v")
+}
+how_dir_ind_slot_past_end() {
+	local ino ind v
+	ino=$(ino_of "$IMG" $DA) ind=$(meta_of "$IMG" $DA IND)
+	v=$(blocks_count "$IMG")
+	put_le32 "$IMG" $((ind * BS + 5 * 4)) "$v"
+	WANT=$(m_outside "$ino" "$v")
+}
+how_dir_data_into_itable() {
+	local ino t
+	ino=$(ino_of "$IMG" $DB) t=$(($(group_loc "$IMG" 1 'inode table') + 7))
+	echo "sif <$ino> block[1] $t" | dbg_w "$IMG"
+	WANT=$(m_twice "$ino" "$t")
+}
+how_dir_ind_into_itable() {
+	local ino t
+	ino=$(ino_of "$IMG" $DA) t=$(($(group_loc "$IMG" 0 'inode table') + 3))
+	echo "sif <$ino> block[IND] $t" | dbg_w "$IMG"
+	WANT=$(m_twice "$ino" "$t")
+}
+how_dir_data_to_free_block() {
+	local ino f
+	ino=$(ino_of "$IMG" $DB)
+	f=$(first_free "$IMG" $(($(blocks_count "$IMG") - 1000)))
+	echo "sif <$ino> block[2] $f" | dbg_w "$IMG"
+	WANT=$(m_free "$ino" "$f")
+}
+how_dir_block_marked_free() {
+	local ino d
+	ino=$(ino_of "$IMG" $DB) d=$(data_of "$IMG" $DB 2)
+	echo "freeb $d" | dbg_w "$IMG"
+	WANT=$(m_free "$ino" "$d")
+}
+how_dir_ind_marked_free() {
+	local ino ind
+	ino=$(ino_of "$IMG" $DA) ind=$(meta_of "$IMG" $DA IND)
+	echo "freeb $ind" | dbg_w "$IMG"
+	WANT=$(m_free "$ino" "$ind")
+}
+how_dir_ind_self_loop() {
+	local ino ind
+	ino=$(ino_of "$IMG" $DA) ind=$(meta_of "$IMG" $DA IND)
+	put_le32 "$IMG" $((ind * BS)) "$ind"
+	WANT=$(m_twice "$ino" "$ind")
+}
+# The later directory in inode order is refused for the block.
+how_dir_data_shared() {
+	local ib ic d
+	ib=$(ino_of "$IMG" $DB) ic=$(ino_of "$IMG" $DC)
+	[ "$ib" -lt "$ic" ] || fail "expected $DB before $DC"
+	d=$(data_of "$IMG" $DB 1)
+	echo "sif <$ic> block[3] $d" | dbg_w "$IMG"
+	WANT=$(m_twice "$ic" "$d")
+}
+
 # Harmless for the tool (it counts free blocks in the bitmaps): wrong
 # summary counts in a group descriptor and in the superblock.
 how_gd_free_count() {
@@ -689,6 +759,17 @@ name=ext2-gd-free-count      FS=ext2 HOW=gd_free_count HARMLESS=1 FSCK_ONLY='^Fr
 name=ext3-gd-dirs-count      FS=ext3 HOW=gd_dirs_count HARMLESS=1 FSCK_ONLY='^Directories count wrong for group .2 '
 name=ext3-sb-free-count      FS=ext3 HOW=sb_free_count HARMLESS=1 FSCK_ONLY='^Free blocks count wrong [(]'
 "
+# Directories under --dirs=pack (slow: the base image).
+for how in dir_iblock_past_end dir_ind_slot_past_end dir_data_into_itable \
+	dir_ind_into_itable dir_data_to_free_block dir_block_marked_free \
+	dir_ind_marked_free dir_ind_self_loop dir_data_shared; do
+	CASES+="name=dirs-${how//_/-} FS=dirs HOW=$how RC=2 ARGS=--dirs=pack SLOW=1
+"
+done
+CASES+="
+name=dirs-gd-dirs-count      FS=dirs HOW=gd_dirs_count HARMLESS=1 FSCK_ONLY='^Directories count wrong for group .2 ' ARGS=--dirs=pack SLOW=1
+name=dirs-gd-free-count      FS=dirs HOW=gd_free_count HARMLESS=1 FSCK_ONLY='^Free blocks count wrong for group .0 ' ARGS=--dirs=pack SLOW=1
+"
 
 # ---- checks ----------------------------------------------------------
 
@@ -802,7 +883,8 @@ fix_counts() {
 # message says, repairs it so that the tool goes ahead.
 corrupt_checks() {
 	local fixed=$RUN_DIR/fixed.img rc=0
-	run_tool -f -z "$RUN_DIR/u.e2undo" "$IMG"
+	# shellcheck disable=SC2086
+	run_tool ${ARGS:-} -f -z "$RUN_DIR/u.e2undo" "$IMG"
 	expect_no_crash
 	expect_exit 2
 	expect_refusal_line
@@ -819,8 +901,25 @@ corrupt_checks() {
 	e2fsck -fy "$fixed" >"$RUN_DIR/fsck-y.log" 2>&1 || rc=$?
 	[ "$rc" -lt 4 ] || { cat "$RUN_DIR/fsck-y.log" >&2; fail "e2fsck -fy exit $rc"; }
 	fsck_clean "$fixed"
-	run_tool -n "$fixed"
+	# shellcheck disable=SC2086
+	run_tool ${ARGS:-} -n "$fixed"
 	expect_exit 0 1
+}
+
+# Under --dirs=pack a harmless case packs the directories: some are in
+# pieces before the run (the dirs profile grows them among data), none
+# after.
+dirs_scattered_before() {
+	case " ${ARGS:-} " in *" --dirs=pack "*) ;; *) return 0 ;; esac
+	[ -n "$(dirs_scattered "$IMG" "$T/base-$FS.manifest")" ] ||
+		fail "no directory in pieces before the run: nothing to show"
+}
+dirs_moved() {
+	local bad
+	case " ${ARGS:-} " in *" --dirs=pack "*) ;; *) return 0 ;; esac
+	bad=$(dirs_scattered "$IMG" "$T/base-$FS.manifest")
+	[ -z "$bad" ] ||
+		fail "directories still in pieces after the run: $bad"
 }
 
 hostile_case() {
@@ -834,6 +933,7 @@ hostile_case() {
 	cmp -s "$base" "$IMG" && fail "the corruption changed nothing"
 	cp "$IMG" "$IMG.orig"
 	[ -z "${HARMLESS:-}" ] || fsck_only "$RUN_DIR/fsck.before"
+	[ -z "${HARMLESS:-}" ] || dirs_scattered_before
 
 	# the real run
 	if [ -n "${HARMLESS:-}" ]; then
@@ -841,7 +941,8 @@ hostile_case() {
 	else
 		check "refused with one line, image untouched, no undo file"
 	fi
-	run_tool -z "$RUN_DIR/u.e2undo" "$IMG"
+	# shellcheck disable=SC2086
+	run_tool ${ARGS:-} -z "$RUN_DIR/u.e2undo" "$IMG"
 	expect_no_crash
 	if [ -n "${HARMLESS:-}" ]; then
 		expect_exit "${RC:-0}"
@@ -854,6 +955,10 @@ hostile_case() {
 		fix_counts
 		fsck_clean "$IMG"
 		same_content "$T/base-$FS.manifest" "$IMG"
+		case " ${ARGS:-} " in *" --dirs=pack "*)
+			check "under --dirs=pack, every directory in one run"
+			dirs_moved ;;
+		esac
 		return 0
 	fi
 	# shellcheck disable=SC2086
@@ -868,7 +973,8 @@ hostile_case() {
 
 	check "a dry run neither crashes nor writes"
 	cmp -s "$IMG.orig" "$IMG" || cp "$IMG.orig" "$IMG"
-	run_tool -n "$IMG"
+	# shellcheck disable=SC2086
+	run_tool ${ARGS:-} -n "$IMG"
 	expect_no_crash
 	[ "$RUN_RC" != 8 ] || fail "a dry run exited 8"
 	image_unchanged "the dry run"

@@ -83,7 +83,8 @@ boot() {
 	shift
 	mkdir -p "$d/job"
 	cp "$KS_DIR/guest-job.sh" "$d/job/run.sh"
-	cp "$KS_DIR/fsview.sh" "$KS_DIR/workload.sh" "$d/job/"
+	cp "$KS_DIR/fsview.sh" "$KS_DIR/workload.sh" "$KS_DIR/workload-dirs.sh" \
+		"$d/job/"
 	: >"$d/job/job.conf"
 	for spec; do
 		IFS=: read -r mode tag file bs <<<"$spec"

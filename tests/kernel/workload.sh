@@ -1,6 +1,7 @@
 #!/bin/sh
 # workload.sh ROOT BS --- the write pass, on a volume made by mkimg
-# (PROFILE=mixed) and packed by e3metapack
+# (PROFILE=mixed) and packed by e3metapack (PROFILE=dirs: see
+# workload-dirs.sh)
 #
 # Runs under the test kernel on the mounted volume, on the host on a
 # loop mount, and on the host in a plain directory holding a debugfs
@@ -44,6 +45,13 @@ blocks() {
 	dd if=f.m1 bs="$BS" skip="$3" count="$2" 2>/dev/null >>"$1"
 	echo "workload $1 $2 $3" >>"$1"
 }
+
+# A directory-heavy volume (mkimg PROFILE=dirs, packed with --dirs=pack)
+# gets a workload of its own: workload-dirs.sh, next to this script.
+if [ -d d00 ] && [ -d late ]; then
+	. "${0%/*}/workload-dirs.sh"
+	exit 0
+fi
 
 mkdir w
 

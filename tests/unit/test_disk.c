@@ -382,6 +382,95 @@ static int case_walk_dirs_sorted(void)
 }
 
 /*
+ * After a --dirs=pack plan, pass 2 reads the moved directory blocks
+ * (REC_DIR records) at their destinations, sorted again among those
+ * that stay: 3000 -> 9000 goes last of the first blocks, 5000 -> 1500
+ * first of the others.  Before the run, the present places.
+ */
+static void moved_dirs(void)
+{
+	setup(16);
+	dirs[0][0] = 7000;
+	dirs[0][1] = 3000;
+	dirs[1][0] = 5000;
+	dirs[1][1] = 2000;
+	ndirs[0] = ndirs[1] = 2;
+	add(4, 3000, 0, REC_DIR | REC_IN_INODE);
+	add(4, 5000, 0, REC_DIR | REC_IN_INODE);
+	add(6, 7000, 0, REC_DIR | REC_IN_INODE);	/* stays */
+	rec[0].dest = 9000;
+	rec[1].dest = 1500;
+	ex_start();
+	ex(100, 4, MP_K_ITABLE);
+	ex(8300, 4, MP_K_ITABLE);
+}
+
+static int case_walk_dirs_after(void)
+{
+	moved_dirs();
+	ex(7000, 1, MP_K_DIR);
+	ex(9000, 1, MP_K_DIR);
+	ex(1500, 1, MP_K_DIR);
+	ex(2000, 1, MP_K_DIR);
+	ex_bitmaps();
+	return check(1);
+}
+
+static int case_walk_dirs_before(void)
+{
+	moved_dirs();
+	ex(3000, 1, MP_K_DIR);
+	ex(7000, 1, MP_K_DIR);
+	ex(2000, 1, MP_K_DIR);
+	ex(5000, 1, MP_K_DIR);
+	ex_bitmaps();
+	return check(0);
+}
+
+/*
+ * e2fsck pass 1 reads an htree root (handle_htree()): inode 4, without
+ * indirect blocks, as soon as its inode is; inode 5 after its IND, with
+ * the batch at the group's end; after the run, where the plan puts it
+ * (inode 5's root 3100 -> 9500).  Pass 2 does not read them again.
+ */
+static int htree_case(int after)
+{
+	setup(16);
+	dirs[0][0] = 3000;
+	dirs[0][1] = 3100;
+	dirs[0][2] = 7000;
+	dirs[1][0] = 2000;
+	ndirs[0] = 3;
+	ndirs[1] = 1;
+	xr[0] = (struct mp_extra) { 3000, 4, MP_X_HTREE };
+	xr[1] = (struct mp_extra) { 3100, 5, MP_X_HTREE };
+	vol.nx = 2;
+	add(5, 3100, 0, REC_DIR | REC_IN_INODE);
+	add(5, 900, 1, REC_IN_INODE);
+	rec[0].dest = after ? 9500 : 3100;
+	ex_start();
+	ex(100, 4, MP_K_ITABLE);
+	ex(3000, 1, MP_K_DIR);
+	ex(900, 1, MP_K_IND);
+	ex(after ? 9500 : 3100, 1, MP_K_DIR);
+	ex(8300, 4, MP_K_ITABLE);
+	ex(7000, 1, MP_K_DIR);
+	ex(2000, 1, MP_K_DIR);
+	ex_bitmaps();
+	return check(after);
+}
+
+static int case_walk_htree(void)
+{
+	return htree_case(0);
+}
+
+static int case_walk_htree_after(void)
+{
+	return htree_case(1);
+}
+
+/*
  * A slow symlink is read as its inode is; EA blocks go with the deferred
  * inodes (key 0, then by EA block), a shared one read once.
  */
@@ -449,6 +538,14 @@ int main(void)
 	run("walk: dir_index: first blocks first", case_walk_dir_index);
 	run("walk: no dir_index: directory blocks sorted",
 	    case_walk_dirs_sorted);
+	run("walk: after --dirs=pack, moved directory blocks at their "
+	    "destinations", case_walk_dirs_after);
+	run("walk: before the run, directory blocks where they are",
+	    case_walk_dirs_before);
+	run("walk: htree roots in pass 1, not again in pass 2",
+	    case_walk_htree);
+	run("walk: after, an htree root where the plan puts it",
+	    case_walk_htree_after);
 	run("walk: EA blocks and slow symlinks", case_walk_ea_symlink);
 	run("walk: journal check and resize inode",
 	    case_walk_journal_resize);

@@ -2691,6 +2691,61 @@ static __u32 rnd(__u32 n)
 	return n ? (__u32) (rng_state % n) : 0;
 }
 
+/* Random layouts with directories too (--dirs=pack): see random_dirs(). */
+static int with_dirs;
+static __u64 dirs_moved;	/* by the first plans of random_valid() */
+
+/* A free block, or 0 after 1000 tries. */
+static blk64_t random_free(struct vol *v)
+{
+	__u32 tries = 0;
+	blk64_t b;
+
+	do
+		b = v->g.first_data_block +
+		    rnd(v->g.blocks_count - v->g.first_data_block);
+	while (v->c[b].kind != C_FREE && ++tries < 1000);
+	return tries == 1000 ? 0 : b;
+}
+
+/*
+ * Directories of 1 to 20 blocks (an IND past 12), their blocks anywhere
+ * free, for a share of the inodes that have no file records: as scan.c
+ * records them (see add_dir()).
+ */
+static void random_dirs(struct vol *v, __u32 ninodes)
+{
+	__u32 p_dir = 10 + rnd(40), ino, k, n, i;
+	blk64_t b, ind = 0;
+
+	for (ino = 1; ino <= ninodes; ino++) {
+		for (i = 0; i < v->nrec && v->rec[i].ino != ino; i++)
+			;
+		if (i < v->nrec || rnd(100) >= p_dir)
+			continue;
+		n = 1 + rnd(20);
+		for (k = 0; k < n; k++) {
+			/* (the IND before block 12, which names its group) */
+			if (k == 12 && !(ind = random_free(v)))
+				break;
+			if (k == 12)
+				v->c[ind].kind = C_FIXED;
+			b = random_free(v);
+			if (k == 12)
+				v->c[ind].kind = C_FREE;
+			if (!b)
+				break;
+			if (k == 12)
+				add_rec(v, ino, ind, 1,
+					REC_IN_INODE | REC_OF_DIR, 12,
+					mp_group_of(&v->g, b));
+			add_rec(v, ino, b, 0, REC_DIR |
+				(k < 12 ? REC_IN_INODE : 0), k,
+				mp_group_of(&v->g, b));
+		}
+	}
+}
+
 static struct vol *random_vol(unsigned seed, enum e3mp_homing h)
 {
 	__u32 bpg, gc, fdb, last, ipg, pct, ino, k, p_fixed, p_data, p_file;
@@ -2698,7 +2753,8 @@ static struct vol *random_vol(unsigned seed, enum e3mp_homing h)
 	blk64_t b, bc;
 	__u8 *taken;
 
-	rng_state = 0x9E3779B97F4A7C15ULL * (2 * seed + h + 1);
+	rng_state = 0x9E3779B97F4A7C15ULL * (2 * seed + h + 1) +
+		    (with_dirs ? 0xD1B54A32D192ED03ULL : 0);
 	(void) rnd(1);
 	bpg = rnd(2) ? 64 : 128;
 	gc = 2 + rnd(5);
@@ -2736,6 +2792,8 @@ static struct vol *random_vol(unsigned seed, enum e3mp_homing h)
 				rnd(4) ? ino_group(v, ino) : rnd(gc + 1));
 		}
 	}
+	if (with_dirs)
+		random_dirs(v, gc * ipg);
 	for (b = fdb; b < bc; b++)
 		if (v->c[b].kind == C_FREE && rnd(100) < p_data) {
 			v->c[b].kind = C_DATA;
@@ -2810,6 +2868,7 @@ static int random_valid(enum e3mp_homing h)
 				return fail("%s", buf);
 			}
 			if (!round) {
+				dirs_moved += p->dir_moved;
 				moved += p->nmv[0] + p->nmv[1] > 0;
 				tight += p->no_space > 0;
 				wraps += wrapped(v, p, h);
@@ -2842,7 +2901,7 @@ static int random_idempotent(enum e3mp_homing h)
 		p2 = new_plan();
 		if (plan_check(v, h, p))
 			return fail("seed %u: invalid plan", seed);
-		if (p->no_space)
+		if (p->no_space || p->dir_no_space)
 			continue;	/* not promised */
 		tried++;
 		wraps += wrapped(v, p, h);
@@ -2938,6 +2997,32 @@ static int case_random_valid_inline(void)
 static int case_random_idempotent_inline(void)
 {
 	return random_idempotent(E3MP_HOME_INLINE);
+}
+
+static int case_random_valid_dirs(void)
+{
+	int rc;
+
+	with_dirs = 1;
+	dirs_moved = 0;
+	rc = random_valid(E3MP_HOME_INODE) || random_valid(E3MP_HOME_DATA);
+	with_dirs = 0;
+	if (rc)
+		return rc;
+	EXPECT(dirs_moved > NSEED, "only %llu directory blocks moved",
+	       ULL(dirs_moved));
+	return 0;
+}
+
+static int case_random_idempotent_dirs(void)
+{
+	int rc;
+
+	with_dirs = 1;
+	rc = random_idempotent(E3MP_HOME_INODE) ||
+	     random_idempotent(E3MP_HOME_DATA);
+	with_dirs = 0;
+	return rc;
 }
 
 int main(void)
@@ -3058,5 +3143,9 @@ int main(void)
 		 case_random_idempotent_inline);
 	run_case("random layouts, inode homing then the inline rule: "
 		 "nothing moves", case_random_inode_then_inline);
+	run_case("random layouts with directories: every plan valid",
+		 case_random_valid_dirs);
+	run_case("random layouts with directories: idempotent",
+		 case_random_idempotent_dirs);
 	return unit_done();
 }
