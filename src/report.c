@@ -275,12 +275,9 @@ static void text_predicted(const struct e3mp *mp, FILE *f)
 	fputc('\n', f);
 }
 
-static void report_text(struct e3mp *mp, FILE *f)
+/* The volume, and the options that shape the plan. */
+static void text_volume(const struct e3mp *mp, FILE *f)
 {
-	const struct e3mp_stats *st = &mp->st;
-	const struct mp_plan *p = &mp->plan;
-	const char *verb = mp->opt.dry_run ? "would move" : "moved";
-
 	fprintf(f, "%s: %u-byte blocks, %u groups, %s homing, "
 		"metacluster at most %u%% of a group\n", volume_label(mp),
 		mp->fs->blocksize, mp->geom.group_count,
@@ -288,9 +285,16 @@ static void report_text(struct e3mp *mp, FILE *f)
 	if (mp->opt.homing == E3MP_HOME_INLINE)
 		fprintf(f, "Layout rule: inline (%llu first IND blocks stay "
 			"where they are)\n",
-			(unsigned long long) p->kept_inline);
+			(unsigned long long) mp->plan.kept_inline);
 	else
 		fprintf(f, "Layout rule: %s\n", homing_name(mp->opt.homing));
+}
+
+/* What the scan found: the inodes, and their indirect blocks. */
+static void text_scan(const struct e3mp *mp, FILE *f)
+{
+	const struct e3mp_stats *st = &mp->st;
+
 	fprintf(f, "Inodes: %llu in use, %llu block-mapped, "
 		"%llu with indirect blocks\n",
 		(unsigned long long) st->inodes_scanned,
@@ -307,6 +311,13 @@ static void report_text(struct e3mp *mp, FILE *f)
 		(unsigned long long) st->ind_by_level[1],
 		(unsigned long long) st->ind_by_level[2],
 		(unsigned long long) st->ind_by_level[3]);
+}
+
+/* The plan: the figures before and after, and what moves. */
+static void text_plan(const struct e3mp *mp, FILE *f, const char *verb)
+{
+	const struct mp_plan *p = &mp->plan;
+
 	fprintf(f, "  %-24s %12s %12s\n", "", "before", "after");
 	text_row(f, "in their metacluster", p->before.in_mc, p->after.in_mc);
 	text_row(f, "groups holding them", p->before.groups, p->after.groups);
@@ -322,6 +333,15 @@ static void report_text(struct e3mp *mp, FILE *f)
 			"(%llu for want of free space)\n",
 			(unsigned long long) p->unclustered,
 			(unsigned long long) p->no_space);
+}
+
+static void report_text(struct e3mp *mp, FILE *f)
+{
+	const char *verb = mp->opt.dry_run ? "would move" : "moved";
+
+	text_volume(mp, f);
+	text_scan(mp, f);
+	text_plan(mp, f, verb);
 	if (mp->opt.dirs_pack)
 		report_dirs(mp, f, verb);
 	text_predicted(mp, f);
