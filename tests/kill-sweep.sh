@@ -139,7 +139,10 @@ ks_base_manifest() {
 	local b=$RUN_DIR/base.img rc=0
 	cp --sparse=always "$1" "$b"
 	e2fsck -fy "$b" >"$b.log" 2>&1 || rc=$?
-	[ "$rc" -le 1 ] || { cat "$b.log" >&2; fail "e2fsck -fy of the original exited $rc"; }
+	if [ "$rc" -gt 1 ]; then
+		cat "$b.log" >&2
+		fail "e2fsck -fy of the original exited $rc"
+	fi
 	make_manifest "$b" "$2"
 	rm -f "$b" "$b.log"
 }
