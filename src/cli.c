@@ -89,6 +89,20 @@ static int parse_number(const char *s, unsigned long max, unsigned long *out)
 	return errno || !*s || *end || *s == '-' || *out > max;
 }
 
+/* The index of @s in the NULL-terminated @words, in *@out. */
+static int parse_word(const char *s, const char *const *words,
+		      unsigned long *out)
+{
+	for (*out = 0; words[*out]; ++*out)
+		if (!strcmp(s, words[*out]))
+			return 0;
+	return 1;
+}
+
+/* (in the order of enum e3mp_homing, and of dirs_pack's 0 and 1) */
+static const char *const home_words[] = { "inode", "data", "inline", NULL };
+static const char *const dirs_words[] = { "leave", "pack", NULL };
+
 static errcode_t parse_one(int c, struct e3mp_options *opt)
 {
 	unsigned long v;
@@ -107,22 +121,14 @@ static errcode_t parse_one(int c, struct e3mp_options *opt)
 			return opt->bad = "--debug", EINVAL;
 		break;
 	case OPT_HOME:
-		if (!strcmp(optarg, "inode"))
-			opt->homing = E3MP_HOME_INODE;
-		else if (!strcmp(optarg, "data"))
-			opt->homing = E3MP_HOME_DATA;
-		else if (!strcmp(optarg, "inline"))
-			opt->homing = E3MP_HOME_INLINE;
-		else
+		if (parse_word(optarg, home_words, &v))
 			return opt->bad = "--home", EINVAL;
+		opt->homing = v;
 		break;
 	case OPT_DIRS:
-		if (!strcmp(optarg, "pack"))
-			opt->dirs_pack = 1;
-		else if (!strcmp(optarg, "leave"))
-			opt->dirs_pack = 0;
-		else
+		if (parse_word(optarg, dirs_words, &v))
 			return opt->bad = "--dirs", EINVAL;
+		opt->dirs_pack = v;
 		break;
 	case OPT_PARTITION:
 		if (parse_number(optarg, 4096, &v) || v == 0)

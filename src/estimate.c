@@ -29,9 +29,8 @@ static int cmp_deferred(const void *a, const void *b)
 {
 	const struct deferred *x = a, *y = b;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return (x->ino > y->ino) - (x->ino < y->ino);
+	return x->key != y->key ? mp_cmp_u64(x->key, y->key) :
+	       mp_cmp_u64(x->ino, y->ino);
 }
 
 static blk64_t loc(const struct ind_rec *r, int after)

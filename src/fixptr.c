@@ -31,16 +31,15 @@ static int cmp_ino_from(const void *a, const void *b)
 {
 	const struct mp_move *x = a, *y = b;
 
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return (x->from > y->from) - (x->from < y->from);
+	return x->ino != y->ino ? mp_cmp_u64(x->ino, y->ino) :
+	       mp_cmp_u64(x->from, y->from);
 }
 
 static int cmp_move_from(const void *ctx, __u32 i, blk64_t blk)
 {
 	blk64_t from = ((const struct fix_ctx *) ctx)->mv[i].from;
 
-	return (from > blk) - (from < blk);
+	return mp_cmp_u64(from, blk);
 }
 
 static int fix_block(ext2_filsys fs EXT2FS_ATTR((unused)), blk64_t *blocknr,

@@ -101,10 +101,9 @@ static int cmp_deferred(const void *a, const void *b)
 	const struct deferred *x = a, *y = b;
 
 	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->ea != y->ea)
-		return x->ea < y->ea ? -1 : 1;
-	return (x->ino > y->ino) - (x->ino < y->ino);
+		return mp_cmp_u64(x->key, y->key);
+	return x->ea != y->ea ? mp_cmp_u64(x->ea, y->ea) :
+	       mp_cmp_u64(x->ino, y->ino);
 }
 
 static void flush(struct walk *w)

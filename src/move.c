@@ -31,14 +31,14 @@ static int cmp_from(const void *a, const void *b)
 {
 	const struct copy *x = a, *y = b;
 
-	return (x->from > y->from) - (x->from < y->from);
+	return mp_cmp_u64(x->from, y->from);
 }
 
 static int cmp_to(const void *a, const void *b)
 {
 	const struct copy *x = a, *y = b;
 
-	return (x->to > y->to) - (x->to < y->to);
+	return mp_cmp_u64(x->to, y->to);
 }
 
 /* Length of the run at @i whose destinations follow on. */

@@ -51,7 +51,7 @@ static int cmp_start(const void *a, const void *b)
 	const struct e3mp_part *x = &sort_parts[*(const int *) a];
 	const struct e3mp_part *y = &sort_parts[*(const int *) b];
 
-	return (x->offset > y->offset) - (x->offset < y->offset);
+	return mp_cmp_u64(x->offset, y->offset);
 }
 
 /*

@@ -120,14 +120,14 @@ static int cmp_byblk(const void *a, const void *b)
 	blk64_t x = sort_rec[*(const __u32 *) a].blk;
 	blk64_t y = sort_rec[*(const __u32 *) b].blk;
 
-	return (x > y) - (x < y);
+	return mp_cmp_u64(x, y);
 }
 
 static int cmp_ext(const void *a, const void *b)
 {
 	const struct data_ext *x = a, *y = b;
 
-	return (x->start > y->start) - (x->start < y->start);
+	return mp_cmp_u64(x->start, y->start);
 }
 
 static errcode_t planner_init(struct planner *pl)
@@ -198,7 +198,7 @@ static int cmp_rec_blk(const void *ctx, __u32 i, blk64_t blk)
 	const struct planner *pl = ctx;
 	blk64_t b = pl->rec[pl->byblk[i]].blk;
 
-	return (b > blk) - (b < blk);
+	return mp_cmp_u64(b, blk);
 }
 
 /* Record index of the indirect block at @blk, or NO_REC. */
@@ -234,7 +234,7 @@ static int cmp_slot_blk(const void *ctx, __u32 i, blk64_t blk)
 {
 	blk64_t b = ((const struct mp_plan *) ctx)->slot[i];
 
-	return (b > blk) - (b < blk);
+	return mp_cmp_u64(b, blk);
 }
 
 /* Index of @blk in the slot space, or NO_SLOT. */

@@ -10,6 +10,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+/* (cli.c parses --home by this order) */
 enum e3mp_homing {
 	E3MP_HOME_INODE = 0,	/* a file's run, in its inode's group */
 	E3MP_HOME_DATA,		/* each block, in the group of its data */
@@ -128,6 +129,12 @@ blk64_t mp_zone_first(const struct mp_geom *g, __u32 grp);
 __u32 mp_home(const struct mp_geom *g, enum e3mp_homing h,
 	      const struct ind_rec *r);
 int mp_rec_kept(enum e3mp_homing h, const struct ind_rec *r);
+
+/* Three-way comparison of block numbers and other keys, for sorting. */
+static inline int mp_cmp_u64(__u64 a, __u64 b)
+{
+	return (a > b) - (a < b);
+}
 
 /*
  * Binary search over @n entries sorted by block: @cmp(ctx, i, key) says

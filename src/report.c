@@ -152,10 +152,70 @@ static void json_dirs(const struct e3mp *mp, FILE *f)
 		      f);
 }
 
+/* One count of a JSON object, by its key. */
+struct json_count {
+	const char	*key;
+	__u64		v;
+};
+
+#define NCOUNTS(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* "@name":{"key":count,...}, */
+static void json_counts(FILE *f, const char *name,
+			const struct json_count *c, size_t n)
+{
+	size_t i;
+
+	fprintf(f, "\"%s\":{", name);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", c[i].key,
+			(unsigned long long) c[i].v);
+	fputs("},", f);
+}
+
+/* What the scan found: "inodes" and "indirect". */
+static void json_scan(const struct e3mp *mp, FILE *f)
+{
+	const struct e3mp_stats *st = &mp->st;
+	const struct json_count inodes[] = {
+		{ "scanned", st->inodes_scanned },
+		{ "block_mapped", st->inodes_mapped },
+		{ "with_indirect", st->inodes_with_ind },
+		{ "skipped_extent", st->skipped_extent },
+		{ "skipped_inline", st->skipped_inline },
+		{ "skipped_fast_symlink", st->skipped_fastlink },
+		{ "skipped_special", st->skipped_special },
+	}, levels[] = {
+		{ "ind", st->ind_by_level[1] },
+		{ "dind", st->ind_by_level[2] },
+		{ "tind", st->ind_by_level[3] },
+		{ "total", ind_total(mp) },
+	};
+
+	json_counts(f, "inodes", inodes, NCOUNTS(inodes));
+	json_counts(f, "indirect", levels, NCOUNTS(levels));
+}
+
+/* What the plan moves: "metacluster_groups" and "moves". */
+static void json_moves(const struct mp_plan *p, FILE *f)
+{
+	const struct json_count moves[] = {
+		{ "indirect", p->ind_moved },
+		{ "data_evacuated", p->data_evacuated },
+		{ "temporary", p->temp_moves },
+		{ "unclustered", p->unclustered },
+		{ "no_space", p->no_space },
+		{ "kept_inline", p->kept_inline },
+	};
+
+	fprintf(f, ",\"metacluster_groups\":%llu,",
+		(unsigned long long) p->mc_groups);
+	json_counts(f, "moves", moves, NCOUNTS(moves));
+}
+
 static void report_json(struct e3mp *mp, FILE *f, const char *status,
 			int exit_code)
 {
-	const struct e3mp_stats *st = &mp->st;
 	const struct mp_plan *p = &mp->plan;
 
 	json_head(mp, f);
@@ -164,37 +224,11 @@ static void report_json(struct e3mp *mp, FILE *f, const char *status,
 		mp->fs ? mp->fs->blocksize : 0, mp->geom.group_count,
 		homing_name(mp->opt.homing), homing_name(mp->opt.homing),
 		mp->opt.mc_max_pct, mp->opt.dry_run ? "true" : "false");
-	fprintf(f, "\"inodes\":{\"scanned\":%llu,\"block_mapped\":%llu,"
-		"\"with_indirect\":%llu,\"skipped_extent\":%llu,"
-		"\"skipped_inline\":%llu,\"skipped_fast_symlink\":%llu,"
-		"\"skipped_special\":%llu},",
-		(unsigned long long) st->inodes_scanned,
-		(unsigned long long) st->inodes_mapped,
-		(unsigned long long) st->inodes_with_ind,
-		(unsigned long long) st->skipped_extent,
-		(unsigned long long) st->skipped_inline,
-		(unsigned long long) st->skipped_fastlink,
-		(unsigned long long) st->skipped_special);
-	fprintf(f, "\"indirect\":{\"ind\":%llu,\"dind\":%llu,\"tind\":%llu,"
-		"\"total\":%llu},",
-		(unsigned long long) st->ind_by_level[1],
-		(unsigned long long) st->ind_by_level[2],
-		(unsigned long long) st->ind_by_level[3],
-		(unsigned long long) ind_total(mp));
+	json_scan(mp, f);
 	json_figures(f, "before", &p->before);
 	fputc(',', f);
 	json_figures(f, "after", &p->after);
-	fprintf(f, ",\"metacluster_groups\":%llu,"
-		"\"moves\":{\"indirect\":%llu,\"data_evacuated\":%llu,"
-		"\"temporary\":%llu,\"unclustered\":%llu,\"no_space\":%llu,"
-		"\"kept_inline\":%llu},",
-		(unsigned long long) p->mc_groups,
-		(unsigned long long) p->ind_moved,
-		(unsigned long long) p->data_evacuated,
-		(unsigned long long) p->temp_moves,
-		(unsigned long long) p->unclustered,
-		(unsigned long long) p->no_space,
-		(unsigned long long) p->kept_inline);
+	json_moves(p, f);
 	json_dirs(mp, f);
 	fputs("\"undo_file\":", f);
 	if (mp->undo_path && !mp->opt.dry_run)
@@ -275,12 +309,9 @@ static void text_predicted(const struct e3mp *mp, FILE *f)
 	fputc('\n', f);
 }
 
-static void report_text(struct e3mp *mp, FILE *f)
+/* The volume, and the options that shape the plan. */
+static void text_volume(const struct e3mp *mp, FILE *f)
 {
-	const struct e3mp_stats *st = &mp->st;
-	const struct mp_plan *p = &mp->plan;
-	const char *verb = mp->opt.dry_run ? "would move" : "moved";
-
 	fprintf(f, "%s: %u-byte blocks, %u groups, %s homing, "
 		"metacluster at most %u%% of a group\n", volume_label(mp),
 		mp->fs->blocksize, mp->geom.group_count,
@@ -288,9 +319,16 @@ static void report_text(struct e3mp *mp, FILE *f)
 	if (mp->opt.homing == E3MP_HOME_INLINE)
 		fprintf(f, "Layout rule: inline (%llu first IND blocks stay "
 			"where they are)\n",
-			(unsigned long long) p->kept_inline);
+			(unsigned long long) mp->plan.kept_inline);
 	else
 		fprintf(f, "Layout rule: %s\n", homing_name(mp->opt.homing));
+}
+
+/* What the scan found: the inodes, and their indirect blocks. */
+static void text_scan(const struct e3mp *mp, FILE *f)
+{
+	const struct e3mp_stats *st = &mp->st;
+
 	fprintf(f, "Inodes: %llu in use, %llu block-mapped, "
 		"%llu with indirect blocks\n",
 		(unsigned long long) st->inodes_scanned,
@@ -307,6 +345,13 @@ static void report_text(struct e3mp *mp, FILE *f)
 		(unsigned long long) st->ind_by_level[1],
 		(unsigned long long) st->ind_by_level[2],
 		(unsigned long long) st->ind_by_level[3]);
+}
+
+/* The plan: the figures before and after, and what moves. */
+static void text_plan(const struct e3mp *mp, FILE *f, const char *verb)
+{
+	const struct mp_plan *p = &mp->plan;
+
 	fprintf(f, "  %-24s %12s %12s\n", "", "before", "after");
 	text_row(f, "in their metacluster", p->before.in_mc, p->after.in_mc);
 	text_row(f, "groups holding them", p->before.groups, p->after.groups);
@@ -322,6 +367,15 @@ static void report_text(struct e3mp *mp, FILE *f)
 			"(%llu for want of free space)\n",
 			(unsigned long long) p->unclustered,
 			(unsigned long long) p->no_space);
+}
+
+static void report_text(struct e3mp *mp, FILE *f)
+{
+	const char *verb = mp->opt.dry_run ? "would move" : "moved";
+
+	text_volume(mp, f);
+	text_scan(mp, f);
+	text_plan(mp, f, verb);
 	if (mp->opt.dirs_pack)
 		report_dirs(mp, f, verb);
 	text_predicted(mp, f);

@@ -83,16 +83,18 @@ static __u64 ind_logical(struct scan_ctx *sc, e2_blkcnt_t cnt, blk64_t ref,
 	}
 }
 
-static errcode_t record_ind(struct scan_ctx *sc, blk64_t blk,
-			    e2_blkcnt_t cnt, blk64_t ref, int ref_offset)
+/*
+ * A new record for block @blk of the current inode, mapping from logical
+ * block @logical on (clamped: the planner keeps 32 bits of it); the
+ * caller fills in what kind of record it is.
+ */
+static errcode_t new_rec(struct scan_ctx *sc, blk64_t blk, __u64 logical,
+			 struct ind_rec **rp)
 {
 	struct e3mp *mp = sc->mp;
 	struct ind_rec *r;
-	__u64 logical = ind_logical(sc, cnt, ref, ref_offset);
 	errcode_t err;
 
-	if (cnt == BLOCK_COUNT_DIND)
-		sc->dind_logical = logical;
 	err = grow(&mp->rec, &mp->rec_alloc, mp->nrec, sizeof(*r));
 	if (err)
 		return err;
@@ -101,10 +103,26 @@ static errcode_t record_ind(struct scan_ctx *sc, blk64_t blk,
 	r->dest = blk;
 	r->ino = sc->ino;
 	r->logical = logical > 0xFFFFFFFFULL ? 0xFFFFFFFFU : logical;
+	*rp = r;
+	return 0;
+}
+
+static errcode_t record_ind(struct scan_ctx *sc, blk64_t blk,
+			    e2_blkcnt_t cnt, blk64_t ref, int ref_offset)
+{
+	struct ind_rec *r;
+	__u64 logical = ind_logical(sc, cnt, ref, ref_offset);
+	errcode_t err;
+
+	if (cnt == BLOCK_COUNT_DIND)
+		sc->dind_logical = logical;
+	err = new_rec(sc, blk, logical, &r);
+	if (err)
+		return err;
 	r->data_group = 0;
 	r->level = -cnt;
 	r->flags = (ref ? 0 : REC_IN_INODE) | (sc->dir ? REC_OF_DIR : 0);
-	mp->st.ind_by_level[r->level]++;
+	sc->mp->st.ind_by_level[r->level]++;
 	sc->nind++;
 	return 0;
 }
@@ -118,23 +136,18 @@ static errcode_t record_ind(struct scan_ctx *sc, blk64_t blk,
 static errcode_t record_dir(struct scan_ctx *sc, blk64_t blk,
 			    e2_blkcnt_t cnt, blk64_t ref)
 {
-	struct e3mp *mp = sc->mp;
 	struct ind_rec *r;
 	errcode_t err;
 
-	err = grow(&mp->rec, &mp->rec_alloc, mp->nrec, sizeof(*r));
+	/* (@cnt is a data block's: not negative) */
+	err = new_rec(sc, blk, cnt, &r);
 	if (err)
 		return err;
-	r = &mp->rec[mp->nrec++];
-	r->blk = blk;
-	r->dest = blk;
-	r->ino = sc->ino;
-	r->logical = cnt > 0xFFFFFFFFLL ? 0xFFFFFFFFU : cnt;
 	r->data_group = mp_group_of(&sc->g, blk);
 	r->level = 0;
 	r->flags = REC_DIR | (ref ? 0 : REC_IN_INODE);
 	/* (the next data block gives the pending INDs their group) */
-	sc->pending = mp->nrec;
+	sc->pending = sc->mp->nrec;
 	return 0;
 }
 
@@ -410,20 +423,18 @@ static errcode_t check_journal_size(struct scan_ctx *sc,
 	return E3MP_JOURNAL_INODE;
 }
 
-static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
-			    struct ext2_inode_large *inode, char *buf,
-			    int csum_bad)
+/* An inode not in use is neither read further nor written. */
+static int inode_unused(ext2_filsys fs, ext2_ino_t ino,
+			struct ext2_inode_large *inode)
 {
-	struct e3mp *mp = sc->mp;
-	enum inode_kind kind;
-	errcode_t err;
+	if (ino != EXT2_BAD_INO)
+		return !inode->i_links_count;
+	return !ext2fs_inode_data_blocks2(fs, (struct ext2_inode *) inode);
+}
 
-	if (ino != EXT2_BAD_INO && !inode->i_links_count)
-		return 0;
-	if (ino == EXT2_BAD_INO && !ext2fs_inode_data_blocks2(mp->fs,
-					(struct ext2_inode *) inode))
-		return 0;
-	/* (an inode not in use is neither read further nor written) */
+/* An inode in use must have a valid checksum and be marked in use. */
+static errcode_t check_in_use(struct e3mp *mp, ext2_ino_t ino, int csum_bad)
+{
 	if (csum_bad) {
 		mp->err_ino = ino;
 		return E3MP_INODE_CSUM;
@@ -434,38 +445,70 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 		mp->err_ino = ino;
 		return E3MP_INODE_FREE;
 	}
+	return 0;
+}
+
+/*
+ * libext2fs iterates nothing, silently, over an extent tree it cannot
+ * open; such an inode's blocks would go unclaimed.
+ */
+static errcode_t check_extent_root(struct e3mp *mp, ext2_ino_t ino,
+				   struct ext2_inode_large *inode)
+{
+	if (ext2fs_has_feature_extents(mp->fs->super) &&
+	    !ext2fs_extent_header_verify(inode->i_block,
+					 sizeof(inode->i_block)))
+		return 0;
+	mp->err_ino = ino;
+	return E3MP_BAD_EXTENT_FLAG;
+}
+
+/* What the iteration over an inode of kind @kind records and notes. */
+static void set_recording(struct scan_ctx *sc, enum inode_kind kind,
+			  struct ext2_inode_large *inode)
+{
+	sc->record = kind == K_MOVABLE || kind == K_JOURNAL;
+	sc->is_dir = LINUX_S_ISDIR(inode->i_mode);
+	sc->is_symlink = LINUX_S_ISLNK(inode->i_mode);
+	/* e2fsck pass 1 checks an htree's root (handle_htree) */
+	sc->is_htree = sc->is_dir && (inode->i_flags & EXT2_INDEX_FL) &&
+		       ext2fs_has_feature_dir_index(sc->mp->fs->super);
+	sc->dir_count = kind == K_MOVABLE && sc->is_dir;
+	sc->mp->st.dirs_mapped += sc->dir_count;
+	/* (a recorded directory block is a record, not a data run) */
+	sc->dir = sc->dir_count && sc->mp->opt.dirs_pack;
+	sc->record_data = kind == K_MOVABLE && !sc->dir;
+}
+
+static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
+			    struct ext2_inode_large *inode, char *buf,
+			    int csum_bad)
+{
+	struct e3mp *mp = sc->mp;
+	enum inode_kind kind;
+	errcode_t err;
+
+	if (inode_unused(mp->fs, ino, inode))
+		return 0;
+	err = check_in_use(mp, ino, csum_bad);
+	if (err)
+		return err;
 	sc->ino = ino;
 	sc->dup_check = 1;
 	err = check_xattr_block(sc, inode);
 	kind = classify(mp, ino, inode);
 	if (err || kind == K_SKIP)
 		return err;
-	/*
-	 * libext2fs iterates nothing, silently, over an extent tree it cannot
-	 * open; such an inode's blocks would go unclaimed.
-	 */
-	if (kind == K_EXTENT &&
-	    (!ext2fs_has_feature_extents(mp->fs->super) ||
-	     ext2fs_extent_header_verify(inode->i_block,
-					 sizeof(inode->i_block)))) {
-		mp->err_ino = ino;
-		return E3MP_BAD_EXTENT_FLAG;
+	if (kind == K_EXTENT) {
+		err = check_extent_root(mp, ino, inode);
+		if (err)
+			return err;
 	}
 	/* the resize inode's blocks are reserved GDT blocks, but its DIND */
 	if (ino == EXT2_RESIZE_INO)
 		return inode->i_block[EXT2_DIND_BLOCK] ?
 			check_block(sc, inode->i_block[EXT2_DIND_BLOCK]) : 0;
-	sc->record = kind == K_MOVABLE || kind == K_JOURNAL;
-	sc->is_dir = LINUX_S_ISDIR(inode->i_mode);
-	sc->is_symlink = LINUX_S_ISLNK(inode->i_mode);
-	/* e2fsck pass 1 checks an htree's root (handle_htree) */
-	sc->is_htree = sc->is_dir && (inode->i_flags & EXT2_INDEX_FL) &&
-		       ext2fs_has_feature_dir_index(mp->fs->super);
-	sc->dir_count = kind == K_MOVABLE && sc->is_dir;
-	mp->st.dirs_mapped += sc->dir_count;
-	/* (a recorded directory block is a record, not a data run) */
-	sc->dir = sc->dir_count && mp->opt.dirs_pack;
-	sc->record_data = kind == K_MOVABLE && !sc->dir;
+	set_recording(sc, kind, inode);
 	err = iterate(sc, buf);
 	if (!err && sc->record)
 		err = check_i_blocks(sc, inode);

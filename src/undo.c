@@ -153,6 +153,13 @@ errcode_t undo_setup(struct e3mp *mp, io_manager *io)
  */
 #define UNDO_UNIT	32768
 
+/* Whether @fd starts with an undo header; if so, it is in *@h. */
+static int header_get(int fd, struct undo_header *h)
+{
+	return pread(fd, h, sizeof(*h), 0) == (ssize_t) sizeof(*h) &&
+	       !memcmp(h->magic, UNDO_MAGIC, 8);
+}
+
 /* The header of an existing undo file, if @path is one. */
 static int header_read(const char *path, struct undo_header *h)
 {
@@ -160,8 +167,7 @@ static int header_read(const char *path, struct undo_header *h)
 
 	if (fd < 0)
 		return 0;
-	ok = pread(fd, h, sizeof(*h), 0) == (ssize_t) sizeof(*h) &&
-	     !memcmp(h->magic, UNDO_MAGIC, 8);
+	ok = header_get(fd, h);
 	close(fd);
 	return ok;
 }
@@ -313,7 +319,7 @@ static const char *file_fault(const struct e3mp *mp, int fd)
 	__u64 i, n, per, lblk;
 	__u32 bs;
 
-	if (!pread_all(fd, &h, sizeof(h), 0) || memcmp(h.magic, UNDO_MAGIC, 8))
+	if (!header_get(fd, &h))
 		return "it has no undo header";
 	why = header_fault(&h);
 	if (!why)

@@ -126,14 +126,14 @@ static int cmp_from(const void *a, const void *b)
 {
 	const struct mp_move *x = a, *y = b;
 
-	return (x->from > y->from) - (x->from < y->from);
+	return mp_cmp_u64(x->from, y->from);
 }
 
 static int cmp_mv(const void *ctx, __u32 i, blk64_t blk)
 {
 	blk64_t from = ((const struct mp_move *) ctx)[i].from;
 
-	return (from > blk) - (from < blk);
+	return mp_cmp_u64(from, blk);
 }
 
 /* The move of round @r whose source is @blk, or NULL. */
@@ -243,7 +243,7 @@ static int cmp_u64(const void *a, const void *b)
 {
 	__u64 x = *(const __u64 *) a, y = *(const __u64 *) b;
 
-	return (x > y) - (x < y);
+	return mp_cmp_u64(x, y);
 }
 
 static errcode_t sort_moves(struct bound *b, const struct mp_plan *p)

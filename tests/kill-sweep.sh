@@ -26,7 +26,9 @@
 # injected run checks that again from its own trace.
 #
 # Functions (all keep their files in $RUN_DIR):
+#   ks_cases kill|eio       the case table, KS_CASES, as that sweep runs it
 #   ks_need_strace          skip (77) unless strace can trace and inject
+#   ks_base_manifest IMG OUT  the manifest of IMG after e2fsck -fy
 #   ks_count IMG [ARGS...]  one clean traced run on a copy of IMG; sets
 #                           KS_NW (writes), KS_NR (pread64s), KS_NR0
 #                           (pread64s before the first write), KS_BS
@@ -56,6 +58,41 @@
 #
 # Environment:
 #   E3MP_STRACE   the strace to use (strace)
+
+# The image types both sweeps run (t0400: kill -9, t0410: EIO), so that
+# a type added here is swept both ways.  Each case is an image (see
+# mkimg.sh) and:
+#   ARGS            extra e3metapack arguments
+#   KILLS           t0400's kill points in the default run (12)
+#   WRITES, READS   t0410's write and read error points in the default
+#                   run (6 and 6)
+#   SLOW=1          in both sweeps only with E3MP_SLOW=1
+#   SLOW=eio        in t0410 only with E3MP_SLOW=1 (t0400 samples it in
+#                   the default run too)
+# With E3MP_SLOW=1 every case runs in both sweeps, at every write.
+KS_CASES='
+name=ext2-1k-tind        BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M
+name=ext2-1k-full        BS=1024 FSTYPE=ext2           PROFILE=full  SIZE=32M
+name=ext3-4k-mixed       BS=4096 FSTYPE=ext3           PROFILE=mixed SIZE=128M GPB=8192
+name=ext2-1k-tind-data   BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M  ARGS=--home=data   KILLS=3 SLOW=eio
+name=ext2-1k-tind-inline BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M  ARGS=--home=inline KILLS=4 SLOW=eio
+name=ext3-1k-dirs        BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack   KILLS=4 WRITES=3 READS=2
+name=ext3-4k-full        BS=4096 FSTYPE=ext3           PROFILE=full  SIZE=64M  GPB=4096 SLOW=1
+name=e4csum-1k-aged      BS=1024 FSTYPE=ext4noext-flex PROFILE=aged  SIZE=64M  SLOW=1
+name=ext3-1k-homedata    BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  ARGS=--home=data   SLOW=1
+'
+
+# ks_cases kill|eio: KS_CASES for run_cases, a case marked SLOW=SWEEP
+# made slow (SLOW=1) for that sweep only.
+ks_cases() {
+	local line
+	while IFS= read -r line; do
+		case " $line " in
+		*" SLOW=$1 "*) line=${line/ SLOW=$1/ SLOW=1} ;;
+		esac
+		printf '%s\n' "$line"
+	done <<<"$KS_CASES"
+}
 
 # (KS_* variables are results for the sourcing test)
 # shellcheck disable=SC2034
@@ -92,6 +129,22 @@ ks_need_strace() {
 		skip "strace cannot inject EIO (exit $rc)"
 	fi
 	rm -f "$probe.log"
+}
+
+# ks_base_manifest IMG OUT: the manifest of IMG after e2fsck -fy.  The
+# sweeps compare with what e2fsck -fy makes of the untouched original:
+# on ext3 (dir_index) it indexes the big directories mke2fs -d left
+# unindexed (pass 3A), which changes their size and the free count.
+ks_base_manifest() {
+	local b=$RUN_DIR/base.img rc=0
+	cp --sparse=always "$1" "$b"
+	e2fsck -fy "$b" >"$b.log" 2>&1 || rc=$?
+	if [ "$rc" -gt 1 ]; then
+		cat "$b.log" >&2
+		fail "e2fsck -fy of the original exited $rc"
+	fi
+	make_manifest "$b" "$2"
+	rm -f "$b" "$b.log"
 }
 
 # The image-write lines of an strace -o file: pwrite64 and write calls.

@@ -22,11 +22,9 @@
 # and the test fails at the end of the case with the list of bad K.
 # --home=data and --home=inline each get a sample of a few kill points.
 #
-# Case variables: the image (see mkimg.sh), and
-#   KILLS   how many kill points in the default run (12); with E3MP_SLOW=1
-#           every write of the run is a kill point
-#   ARGS    extra e3metapack arguments
-#   SLOW=1  only with E3MP_SLOW=1
+# The cases are kill-sweep.sh's table, shared with t0410: KILLS kill
+# points in the default run (12); with E3MP_SLOW=1 every case, and every
+# write of the run is a kill point.
 # Environment:
 #   E3MP_KILLS=N|all   override KILLS for every case
 #   E3MP_UNDO_EXACT=0  for (a), accept an e2undo that restores everything
@@ -40,18 +38,6 @@
 need_tool
 need_manifest
 ks_need_strace
-
-CASES='
-name=ext2-1k-tind     BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M
-name=ext2-1k-full     BS=1024 FSTYPE=ext2           PROFILE=full  SIZE=32M
-name=ext3-4k-mixed    BS=4096 FSTYPE=ext3           PROFILE=mixed SIZE=128M GPB=8192
-name=ext2-1k-tind-data   BS=1024 FSTYPE=ext2       PROFILE=tind  SIZE=32M  ARGS=--home=data   KILLS=3
-name=ext2-1k-tind-inline BS=1024 FSTYPE=ext2       PROFILE=tind  SIZE=32M  ARGS=--home=inline KILLS=4
-name=ext3-1k-dirs     BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack KILLS=4
-name=ext3-4k-full     BS=4096 FSTYPE=ext3           PROFILE=full  SIZE=64M  GPB=4096 SLOW=1
-name=e4csum-1k-aged   BS=1024 FSTYPE=ext4noext-flex PROFILE=aged  SIZE=64M  SLOW=1
-name=ext3-1k-homedata BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  ARGS=--home=data SLOW=1
-'
 
 # The superblock bytes stock e2undo rewrites when it marks the volume
 # not clean after replaying an unfinished undo file.
@@ -76,16 +62,6 @@ undo_near_exact() {
 	[ "$bad" -eq 0 ]
 }
 
-# base_manifest IMG OUT: the manifest of IMG after e2fsck -fy.
-base_manifest() {
-	local b=$RUN_DIR/base.img rc=0
-	cp --sparse=always "$1" "$b"
-	e2fsck -fy "$b" >"$b.log" 2>&1 || rc=$?
-	[ "$rc" -le 1 ] || { cat "$b.log" >&2; fail "e2fsck -fy of the original exited $rc"; }
-	make_manifest "$b" "$2"
-	rm -f "$b" "$b.log"
-}
-
 kill_case() {
 	local orig=$RUN_DIR/orig.img work=$RUN_DIR/k.img man=$RUN_DIR/orig.man
 	local kills=${E3MP_KILLS:-${KILLS:-12}} k sc j where done_w
@@ -94,10 +70,7 @@ kill_case() {
 	[ "${E3MP_SLOW:-0}" != 1 ] || kills=${E3MP_KILLS:-all}
 
 	mkimg "$orig"
-	# (b) compares with what e2fsck -fy makes of the untouched original:
-	# on ext3 (dir_index) it indexes the big directories mke2fs -d left
-	# unindexed (pass 3A), which changes their size and the free count.
-	base_manifest "$orig" "$man"
+	ks_base_manifest "$orig" "$man"
 	# shellcheck disable=SC2086
 	ks_count "$orig" $ARGS
 	info "kill points: $(ks_spread "$KS_NW" "$kills" | wc -l) of $KS_NW"
@@ -166,4 +139,4 @@ kill_case() {
 		     "(of N=$KS_NW writes)"
 }
 
-run_cases kill_case "$CASES"
+run_cases kill_case "$(ks_cases kill)"

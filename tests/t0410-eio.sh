@@ -26,11 +26,9 @@
 #   undo    e2undo with the undo file on a copy gives back the original,
 #           byte for byte
 #
-# Case variables: the image (see mkimg.sh), and
-#   WRITES  write error points in the default run (6); E3MP_SLOW=1: all
-#   READS   read error points in the default run (6); E3MP_SLOW=1: 60
-#   ARGS    extra e3metapack arguments
-#   SLOW=1  only with E3MP_SLOW=1
+# The cases are kill-sweep.sh's table, shared with t0400: WRITES write
+# and READS read error points in the default run (6 and 6); with
+# E3MP_SLOW=1 every case, every write and 60 reads.
 # Environment: E3MP_WRITES, E3MP_READS override WRITES and READS (a
 # number, or "all").
 
@@ -40,27 +38,9 @@ need_tool
 need_manifest
 ks_need_strace
 
-CASES='
-name=ext2-1k-tind     BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M
-name=ext2-1k-full     BS=1024 FSTYPE=ext2           PROFILE=full  SIZE=32M
-name=ext3-4k-mixed    BS=4096 FSTYPE=ext3           PROFILE=mixed SIZE=128M GPB=8192
-name=ext3-1k-dirs     BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack WRITES=3 READS=2
-name=ext3-4k-full     BS=4096 FSTYPE=ext3           PROFILE=full  SIZE=64M  GPB=4096 SLOW=1
-name=e4csum-1k-aged   BS=1024 FSTYPE=ext4noext-flex PROFILE=aged  SIZE=64M  SLOW=1
-'
-
 # What e2fsck -fn may find after a failed run of a live process: blocks
 # marked in use that nothing uses, and the counts that follow.
 ALLOWED_FIXES='^(Block bitmap differences|Free blocks count wrong( for group)?|Inode bitmap differences|Free inodes count wrong( for group)?|Directories count wrong for group|Padding at end of block bitmap is not set)$'
-
-base_manifest() {
-	local b=$RUN_DIR/base.img rc=0
-	cp --sparse=always "$1" "$b"
-	e2fsck -fy "$b" >"$b.log" 2>&1 || rc=$?
-	[ "$rc" -le 1 ] || { cat "$b.log" >&2; fail "e2fsck -fy of the original exited $rc"; }
-	make_manifest "$b" "$2"
-	rm -f "$b" "$b.log"
-}
 
 # The first lines of the tool's stderr, less the undo hint.
 err_lines() {
@@ -180,7 +160,7 @@ eio_case() {
 	fi
 
 	mkimg "$ORIG"
-	base_manifest "$ORIG" "$MAN"
+	ks_base_manifest "$ORIG" "$MAN"
 	# shellcheck disable=SC2086
 	ks_count "$ORIG" $ARGS
 
@@ -209,4 +189,4 @@ eio_case() {
 	[ -z "$BAD_UNDO" ] || fail "e2undo:$BAD_UNDO"
 }
 
-run_cases eio_case "$CASES"
+run_cases eio_case "$(ks_cases eio)"

@@ -75,6 +75,20 @@ static void die(const char *fmt, ...)
 	exit(99);
 }
 
+/* Groups of @bpg blocks and @ipg inodes from @fdb, MCs of @pct %. */
+static struct mp_geom geom(blk64_t fdb, __u32 bpg, blk64_t blocks_count,
+			   __u32 ipg, unsigned pct)
+{
+	struct mp_geom g = {
+		.first_data_block = fdb, .blocks_count = blocks_count,
+		.blocks_per_group = bpg, .inodes_per_group = ipg,
+		.group_count = (blocks_count - fdb + bpg - 1) / bpg,
+		.mc_max_pct = pct,
+	};
+
+	return g;
+}
+
 static struct vol *vol_new(blk64_t fdb, __u32 bpg, blk64_t blocks_count,
 			   __u32 ipg, unsigned pct)
 {
@@ -83,12 +97,7 @@ static struct vol *vol_new(blk64_t fdb, __u32 bpg, blk64_t blocks_count,
 
 	if (!v)
 		die("out of memory");
-	v->g.first_data_block = fdb;
-	v->g.blocks_count = blocks_count;
-	v->g.blocks_per_group = bpg;
-	v->g.inodes_per_group = ipg;
-	v->g.group_count = (blocks_count - fdb + bpg - 1) / bpg;
-	v->g.mc_max_pct = pct;
+	v->g = geom(fdb, bpg, blocks_count, ipg, pct);
 	v->c = calloc(blocks_count, sizeof(*v->c));
 	v->ext = calloc(blocks_count, sizeof(*v->ext));
 	v->ondisk = calloc(blocks_count, 1);
@@ -1356,13 +1365,52 @@ static blk64_t free_in(const struct vol *v, blk64_t a, blk64_t z)
 	return 0;
 }
 
+/* --- layouts the cases share -------------------------------------------- */
+
+/*
+ * File @ino with one IND at @ind whose first data block, at @data, is its
+ * anchor (data homing homes the IND by it).  Returns the record.
+ */
+static __u32 anchored_file(struct vol *v, __u32 ino, blk64_t ind,
+			   blk64_t data)
+{
+	__u32 r;
+
+	add_file_at(v, ino, 1, ind);
+	set_data(v, data, data, ino);
+	r = rec_of_ino(v, ino, 0);
+	set_fdata(v, r, data);
+	return r;
+}
+
+/*
+ * g4(6) with file 17's two INDs at 70-71 and another file's data in the
+ * last two blocks of group 1's zone (126-127): its MC must evacuate them.
+ */
+static struct vol *g4_zone_data(void)
+{
+	struct vol *v = g4(6);
+
+	add_file_at(v, 17, 2, 70);
+	set_data(v, 126, 127, 30);
+	return v;
+}
+
+/* Every group full of fixed metadata below its tail zone. */
+static void fill_below_zones(struct vol *v)
+{
+	__u32 grp;
+
+	for (grp = 0; grp < v->g.group_count; grp++)
+		fill_fixed(v, mp_group_first(&v->g, grp),
+			   mp_zone_first(&v->g, grp) - 1);
+}
+
 /* --- geometry helpers ---------------------------------------------------- */
 
 static int case_helpers_fdb0(void)
 {
-	struct mp_geom g = { .first_data_block = 0, .blocks_count = 256,
-			     .blocks_per_group = 64, .inodes_per_group = 16,
-			     .group_count = 4, .mc_max_pct = 25 };
+	struct mp_geom g = geom(0, 64, 256, 16, 25);
 
 	EXPECT(mp_group_first(&g, 0) == 0 && mp_group_first(&g, 3) == 192,
 	       "group_first");
@@ -1381,9 +1429,7 @@ static int case_helpers_fdb0(void)
 static int case_helpers_fdb1_short_last(void)
 {
 	/* 1 KiB-block style: block 0 is outside the groups */
-	struct mp_geom g = { .first_data_block = 1, .blocks_count = 213,
-			     .blocks_per_group = 64, .inodes_per_group = 16,
-			     .group_count = 4, .mc_max_pct = 25 };
+	struct mp_geom g = geom(1, 64, 213, 16, 25);
 
 	EXPECT(mp_group_first(&g, 0) == 1 && mp_group_first(&g, 3) == 193,
 	       "group_first");
@@ -1403,9 +1449,7 @@ static int case_helpers_fdb1_short_last(void)
 
 static int case_helpers_zone_at_least_one(void)
 {
-	struct mp_geom g = { .first_data_block = 0, .blocks_count = 131,
-			     .blocks_per_group = 64, .inodes_per_group = 16,
-			     .group_count = 3, .mc_max_pct = 1 };
+	struct mp_geom g = geom(0, 64, 131, 16, 1);
 
 	/* 1 % of 64 is 0 blocks: one block anyway */
 	EXPECT(mp_zone_first(&g, 0) == 63, "zone_first(0) %llu",
@@ -1420,9 +1464,7 @@ static int case_helpers_zone_at_least_one(void)
 
 static int case_home(void)
 {
-	struct mp_geom g = { .first_data_block = 0, .blocks_count = 256,
-			     .blocks_per_group = 64, .inodes_per_group = 16,
-			     .group_count = 4, .mc_max_pct = 25 };
+	struct mp_geom g = geom(0, 64, 256, 16, 25);
 	struct ind_rec r = { .ino = 1, .data_group = 2 };
 
 	EXPECT(mp_home(&g, E3MP_HOME_INODE, &r) == 0, "ino 1");
@@ -1803,11 +1845,9 @@ static int case_evac_same_group_consecutive(void)
 
 static int case_evac_prefers_own_group(void)
 {
-	struct vol *v = g4(6);
+	struct vol *v = g4_zone_data();
 	struct mp_plan *p = new_plan();
 
-	add_file_at(v, 17, 2, 70);
-	set_data(v, 126, 127, 30);
 	TRY(plan_check(v, E3MP_HOME_INODE, p));
 	EXPECT_MOVE(p, 1, 126, 72, MV_DATA);
 	EXPECT_MOVE(p, 1, 127, 73, MV_DATA);
@@ -1816,11 +1856,9 @@ static int case_evac_prefers_own_group(void)
 
 static int case_evac_next_group(void)
 {
-	struct vol *v = g4(6);
+	struct vol *v = g4_zone_data();
 	struct mp_plan *p = new_plan();
 
-	add_file_at(v, 17, 2, 70);
-	set_data(v, 126, 127, 30);
 	fill_fixed(v, 64, 125);		/* group 1 full, zone included */
 	TRY(plan_check(v, E3MP_HOME_INODE, p));
 	EXPECT_MOVE(p, 1, 126, 134, MV_DATA);
@@ -1844,15 +1882,11 @@ static int case_evac_wraps_to_group_0(void)
 
 static int case_evac_other_zones_last(void)
 {
-	struct vol *v = g4(6);
+	struct vol *v = g4_zone_data();
 	struct mp_plan *p = new_plan();
-	__u32 grp;
 
-	add_file_at(v, 17, 2, 70);
-	set_data(v, 126, 127, 30);
 	fill_fixed(v, 64, 125);
-	for (grp = 0; grp < 4; grp++)
-		fill_fixed(v, 64 * grp, 64 * grp + 47);
+	fill_below_zones(v);
 	TRY(plan_check(v, E3MP_HOME_INODE, p));
 	EXPECT_MOVE(p, 1, 126, 176, MV_DATA);
 	EXPECT_MOVE(p, 1, 127, 177, MV_DATA);
@@ -1861,14 +1895,10 @@ static int case_evac_other_zones_last(void)
 
 static int case_evac_own_zone_before_others(void)
 {
-	struct vol *v = g4(6);
+	struct vol *v = g4_zone_data();
 	struct mp_plan *p = new_plan();
-	__u32 grp;
 
-	add_file_at(v, 17, 2, 70);
-	set_data(v, 126, 127, 30);
-	for (grp = 0; grp < 4; grp++)
-		fill_fixed(v, 64 * grp, 64 * grp + 47);
+	fill_below_zones(v);
 	TRY(plan_check(v, E3MP_HOME_INODE, p));
 	EXPECT_MOVE(p, 1, 126, 112, MV_DATA);
 	EXPECT_MOVE(p, 1, 127, 113, MV_DATA);
@@ -2069,14 +2099,11 @@ static int case_data_anchor_not_a_slot(void)
 	 */
 	struct vol *v = g4(6);
 	struct mp_plan *p = new_plan(), *p2 = new_plan();
-	int r1;
+	__u32 r1;
 
 	add_file_at(v, 17, 1, 70);
-	add_file_at(v, 18, 1, 71);
+	r1 = anchored_file(v, 18, 71, 127);
 	set_data(v, 126, 126, 30);
-	set_data(v, 127, 127, 18);
-	r1 = rec_of_ino(v, 18, 0);
-	set_fdata(v, r1, 127);
 	fill_fixed(v, 64, 125);
 	TRY(plan_check(v, E3MP_HOME_DATA, p));
 	TRY(expect_slots(p, 2, (blk64_t[]) { 126, 191 }));
@@ -2106,12 +2133,8 @@ static int case_data_anchor_never_evacuated(void)
 	 */
 	struct vol *v = g4(6);
 	struct mp_plan *p = new_plan(), *p2 = new_plan();
-	int r;
+	__u32 r = anchored_file(v, 17, 70, 127);
 
-	add_file_at(v, 17, 1, 70);
-	set_data(v, 127, 127, 17);
-	r = rec_of_ino(v, 17, 0);
-	set_fdata(v, r, 127);
 	fill_fixed(v, 64, 126);
 	TRY(plan_check(v, E3MP_HOME_DATA, p));
 	TRY(expect_slots(p, 1, (blk64_t[]) { 191 }));
@@ -2130,12 +2153,8 @@ static int case_inode_homing_anchor_is_data(void)
 	/* the same layout under inode homing: 127 is ordinary data */
 	struct vol *v = g4(6);
 	struct mp_plan *p = new_plan(), *p2 = new_plan();
-	int r;
 
-	add_file_at(v, 17, 1, 70);
-	set_data(v, 127, 127, 17);
-	r = rec_of_ino(v, 17, 0);
-	set_fdata(v, r, 127);
+	anchored_file(v, 17, 70, 127);
 	fill_fixed(v, 64, 126);
 	TRY(plan_check(v, E3MP_HOME_INODE, p));
 	TRY(expect_slots(p, 1, (blk64_t[]) { 127 }));
@@ -2829,6 +2848,18 @@ static struct vol *random_vol(unsigned seed, enum e3mp_homing h)
 
 #define NSEED	500
 
+/* The random layout of @seed (random_vol()) and a checked plan of it. */
+static int random_planned(unsigned seed, enum e3mp_homing h,
+			  struct vol **v, struct mp_plan **p)
+{
+	cleanup();
+	*v = random_vol(seed, h);
+	*p = new_plan();
+	if (plan_check(*v, h, *p))
+		return fail("seed %u: invalid plan", seed);
+	return 0;
+}
+
 /* A record goes into a slot before its home MC: the cursor wrapped. */
 static int wrapped(const struct vol *v, const struct mp_plan *p,
 		   enum e3mp_homing h)
@@ -2895,12 +2926,8 @@ static int random_idempotent(enum e3mp_homing h)
 		struct vol *v;
 		struct mp_plan *p, *p2;
 
-		cleanup();
-		v = random_vol(seed, h);
-		p = new_plan();
+		TRY(random_planned(seed, h, &v, &p));
 		p2 = new_plan();
-		if (plan_check(v, h, p))
-			return fail("seed %u: invalid plan", seed);
 		if (p->no_space || p->dir_no_space)
 			continue;	/* not promised */
 		tried++;
@@ -2938,12 +2965,8 @@ static int case_random_inode_then_inline(void)
 		struct mp_plan *p, *p2;
 		char buf[512];
 
-		cleanup();
-		v = random_vol(seed, E3MP_HOME_INODE);
-		p = new_plan();
+		TRY(random_planned(seed, E3MP_HOME_INODE, &v, &p));
 		p2 = new_plan();
-		if (plan_check(v, E3MP_HOME_INODE, p))
-			return fail("seed %u: invalid plan", seed);
 		/*
 		 * Not promised: short of space, or the cursor wrapped (runs
 		 * before their home MC are laid out again, and the slots
