@@ -28,7 +28,9 @@
 #
 # The cases are kill-sweep.sh's table, shared with t0400: WRITES write
 # and READS read error points in the default run (6 and 6); with
-# E3MP_SLOW=1 every case, every write and 60 reads.
+# E3MP_SLOW=1 every case, every write and 60 reads, or SLOW_WRITES and
+# SLOW_READS where a case sets them (the layout-rule variants, whose
+# write order is the default's: a sample keeps make check-faults short).
 # Environment: E3MP_WRITES, E3MP_READS override WRITES and READS (a
 # number, or "all").
 
@@ -156,7 +158,8 @@ eio_case() {
 	BAD_RUN='' BAD_EXIT='' BAD_MSG='' BAD_VOL='' BAD_FSCK='' BAD_UNDO=''
 	ARGS=${ARGS:-}
 	if [ "${E3MP_SLOW:-0}" = 1 ]; then
-		writes=${E3MP_WRITES:-all} reads=${E3MP_READS:-60}
+		writes=${E3MP_WRITES:-${SLOW_WRITES:-all}}
+		reads=${E3MP_READS:-${SLOW_READS:-60}}
 	fi
 
 	mkimg "$ORIG"
