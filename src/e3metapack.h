@@ -244,7 +244,7 @@ errcode_t inode_scan_and_record(struct e3mp *mp);
 
 /* prefetch.c: a batch's indirect blocks, read ahead in block order */
 errcode_t prefetch_begin(struct e3mp *mp);
-errcode_t prefetch_inode(struct e3mp *mp, ext2_ino_t ino,
+errcode_t prefetch_inode(struct e3mp *mp,
 			 const struct ext2_inode_large *inode);
 errcode_t prefetch_read(struct e3mp *mp);
 int prefetch_lookup(struct e3mp *mp, blk64_t blk, int count, void *buf);

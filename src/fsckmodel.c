@@ -250,9 +250,7 @@ struct dirlist {
 
 static int cmp_blk(const void *a, const void *b)
 {
-	blk64_t x = *(const blk64_t *) a, y = *(const blk64_t *) b;
-
-	return (x > y) - (x < y);
+	return mp_cmp_u64(*(const blk64_t *) a, *(const blk64_t *) b);
 }
 
 /* The next block of list @l from @start, past the roots pass 1 read. */

@@ -8,7 +8,8 @@
  * in the order the inodes give.  e2fsck's pass 1 does better: it defers
  * the inodes that have indirect blocks and walks them sorted by their
  * first one.  Here the scan hands each batch of inodes (one group's, at
- * most SCAN_BATCH) to prefetch_batch() before it walks them.  That reads
+ * most SCAN_BATCH) to prefetch_inode() and prefetch_read() before it
+ * walks them.  That reads
  * the blocks the inodes point to (IND, DIND, TIND) in block order,
  * neighbours merged into one request, then the blocks those name (the
  * DINDs' INDs, the TINDs' DINDs), then the last level, and keeps them
@@ -38,10 +39,11 @@ struct pf_want {
 	int	depth;			/* IND 1, DIND 2, TIND 3 */
 };
 
-/* A block read: where in data[] it is. */
+/* A block read: where in data[] it is, and its depth as wanted. */
 struct pf_slot {
 	blk64_t	blk;
 	__u32	slot;
+	int	depth;
 };
 
 struct prefetch {
@@ -58,8 +60,9 @@ static int cmp_want(const void *a, const void *b)
 {
 	const struct pf_want *x = a, *y = b;
 
+	/* (deepest first: want_trim() keeps the first of a block's wants) */
 	if (x->blk != y->blk)
-		return x->blk < y->blk ? -1 : 1;
+		return mp_cmp_u64(x->blk, y->blk);
 	return y->depth - x->depth;
 }
 
@@ -85,23 +88,6 @@ static errcode_t want_add(struct prefetch *pf, ext2_filsys fs, blk64_t blk,
 	pf->want[pf->nwant].blk = blk;
 	pf->want[pf->nwant++].depth = depth;
 	return 0;
-}
-
-/*
- * An inode whose block map the scan walks (scan_inode(), classify()):
- * in use, i_block[] holding block pointers; not the resize inode, whose
- * DIND the scan only checks.
- */
-static int block_mapped(ext2_filsys fs, ext2_ino_t ino,
-			const struct ext2_inode_large *inode)
-{
-	struct ext2_inode *in = (struct ext2_inode *) inode;
-
-	if ((!in->i_links_count && ino != EXT2_BAD_INO) ||
-	    ino == EXT2_RESIZE_INO ||
-	    (in->i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)))
-		return 0;
-	return ext2fs_inode_has_valid_blocks2(fs, in);
 }
 
 /* Sort the level, drop repeats, and keep what fits in the cache. */
@@ -143,49 +129,43 @@ static errcode_t level_read(struct prefetch *pf, ext2_filsys fs,
 	for (i = 0; i < pf->nwant; i++) {
 		pf->byblk[*first + i].blk = pf->want[i].blk;
 		pf->byblk[*first + i].slot = *first + i;
+		pf->byblk[*first + i].depth = pf->want[i].depth;
 	}
 	return 0;
 }
 
-/* The pointers in the blocks just read that lead to more pointers. */
+/*
+ * The pointers in the level just read (slots from @first on) that lead
+ * to more pointers: the next level's wants.
+ */
 static errcode_t level_next(struct prefetch *pf, ext2_filsys fs, __u32 first)
 {
-	__u32 addr = pf->bs / sizeof(__u32), nread = pf->nwant, i, k;
-	struct pf_want *lvl;
+	__u32 addr = pf->bs / sizeof(__u32), i, k;
 	errcode_t err = 0;
 
-	err = ext2fs_get_array(nread ? nread : 1, sizeof(*lvl), &lvl);
-	if (err)
-		return err;
-	memcpy(lvl, pf->want, nread * sizeof(*lvl));
 	pf->nwant = 0;
-	for (i = 0; i < nread && !err; i++) {
+	for (i = first; i < pf->n && !err; i++) {
 		const __u32 *p = (const __u32 *)
-			(pf->data + (size_t) (first + i) * pf->bs);
+			(pf->data + (size_t) i * pf->bs);
 
-		if (lvl[i].depth < 2)
+		if (pf->byblk[i].depth < 2)
 			continue;
 		for (k = 0; k < addr && !err; k++)
 			err = want_add(pf, fs, ext2fs_le32_to_cpu(p[k]),
-				       lvl[i].depth - 1);
+				       pf->byblk[i].depth - 1);
 	}
-	ext2fs_free_mem(&lvl);
 	return err;
 }
 
 static int cmp_slot(const void *ctx, __u32 i, blk64_t key)
 {
-	blk64_t b = ((const struct prefetch *) ctx)->byblk[i].blk;
-
-	return b < key ? -1 : b > key;
+	return mp_cmp_u64(((const struct prefetch *) ctx)->byblk[i].blk, key);
 }
 
 static int cmp_byblk(const void *a, const void *b)
 {
-	blk64_t x = ((const struct pf_slot *) a)->blk;
-	blk64_t y = ((const struct pf_slot *) b)->blk;
-
-	return x < y ? -1 : x > y;
+	return mp_cmp_u64(((const struct pf_slot *) a)->blk,
+			  ((const struct pf_slot *) b)->blk);
 }
 
 /* Start a batch: nothing cached, nothing wanted. */
@@ -212,15 +192,15 @@ errcode_t prefetch_begin(struct e3mp *mp)
 	return 0;
 }
 
-/* Note the indirect blocks @inode points to, for prefetch_read(). */
-errcode_t prefetch_inode(struct e3mp *mp, ext2_ino_t ino,
-			 const struct ext2_inode_large *inode)
+/*
+ * Note the indirect blocks @inode points to, for prefetch_read(); the
+ * scan passes only inodes whose block map it walks.
+ */
+errcode_t prefetch_inode(struct e3mp *mp, const struct ext2_inode_large *inode)
 {
 	int level;
 	errcode_t err = 0;
 
-	if (!block_mapped(mp->fs, ino, inode))
-		return 0;
 	for (level = 1; level <= 3 && !err; level++)
 		err = want_add(mp->pf, mp->fs,
 			       inode->i_block[EXT2_NDIR_BLOCKS + level - 1],
@@ -233,7 +213,6 @@ errcode_t prefetch_read(struct e3mp *mp)
 {
 	struct prefetch *pf = mp->pf;
 	errcode_t err = 0;
-
 	__u32 first;
 
 	while (pf->nwant && !err) {

@@ -432,6 +432,21 @@ static int inode_unused(ext2_filsys fs, ext2_ino_t ino,
 	return !ext2fs_inode_data_blocks2(fs, (struct ext2_inode *) inode);
 }
 
+/*
+ * Whether scan_inode() walks the block map of @inode: in use, and of a
+ * kind classify() neither skips nor hands to the extent code; not the
+ * resize inode, whose DIND it only checks.  (For the read-ahead.)
+ */
+static int walks_block_map(ext2_filsys fs, ext2_ino_t ino,
+			   struct ext2_inode_large *inode)
+{
+	struct ext2_inode *in = (struct ext2_inode *) inode;
+
+	return !inode_unused(fs, ino, inode) && ino != EXT2_RESIZE_INO &&
+	       !(in->i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)) &&
+	       ext2fs_inode_has_valid_blocks2(fs, in);
+}
+
 /* An inode in use must have a valid checksum and be marked in use. */
 static errcode_t check_in_use(struct e3mp *mp, ext2_ino_t ino, int csum_bad)
 {
@@ -557,7 +572,6 @@ struct scan_batch {
 	ext2_ino_t		ino[SCAN_BATCH];
 	int			csum_bad[SCAN_BATCH];
 	__u32			n;
-	dgrp_t			group;
 };
 
 static errcode_t batch_walk(struct scan_ctx *sc, struct scan_batch *b,
@@ -568,7 +582,8 @@ static errcode_t batch_walk(struct scan_ctx *sc, struct scan_batch *b,
 
 	err = prefetch_begin(sc->mp);
 	for (i = 0; i < b->n && !err; i++)
-		err = prefetch_inode(sc->mp, b->ino[i], &b->inode[i]);
+		if (walks_block_map(sc->mp->fs, b->ino[i], &b->inode[i]))
+			err = prefetch_inode(sc->mp, &b->inode[i]);
 	if (!err)
 		err = io_checked(sc->mp, prefetch_read(sc->mp));
 	for (i = 0; i < b->n && !err; i++)
@@ -583,9 +598,9 @@ static errcode_t scan_all(struct scan_ctx *sc, ext2_inode_scan scan,
 			  struct scan_batch *b, char *buf)
 {
 	struct ext2_inode_large inode;
+	__u32 ipg = sc->g.inodes_per_group;
 	ext2_ino_t ino;
 	errcode_t err;
-	dgrp_t grp;
 	int csum_bad;
 
 	for (;;) {
@@ -597,13 +612,13 @@ static errcode_t scan_all(struct scan_ctx *sc, ext2_inode_scan scan,
 			err = 0;
 		if (err || !ino)
 			return err ? err : batch_walk(sc, b, buf);
-		grp = (ino - 1) / sc->g.inodes_per_group;
-		if (b->n == SCAN_BATCH || (b->n && grp != b->group)) {
+		/* a batch ends when full, or with its group */
+		if (b->n == SCAN_BATCH ||
+		    (b->n && (ino - 1) / ipg != (b->ino[0] - 1) / ipg)) {
 			err = batch_walk(sc, b, buf);
 			if (err)
 				return err;
 		}
-		b->group = grp;
 		b->inode[b->n] = inode;
 		b->csum_bad[b->n] = csum_bad;
 		b->ino[b->n++] = ino;
