@@ -26,7 +26,7 @@
 #                 'valgrind -q --error-exitcode=99 --leak-check=full'
 #   E3MP_TIMEOUT  seconds one run of the tool may take (600)
 #   E3MP_COUNT_JOURNAL=0  leave the journal inode out of the independent
-#                 indirect-block count (default: counted, see count_indirect)
+#                 indirect-block count (default: counted, see stat_inodes)
 #   TMPDIR        where the scratch dir goes (/tmp)
 
 # The tests are bash scripts; a harness that runs them with sh gets them
@@ -493,10 +493,10 @@ dbg_w() {
 	rm -f "$s.cmds" "$s.out" "$s.err"
 }
 
-# count_indirect IMG MANIFEST: count indirect blocks independently, with
-# debugfs stat of every inode in MANIFEST plus the journal inode (unless
-# E3MP_COUNT_JOURNAL=0).  Prints "ind dind tind inodes_with_indirect".
-count_indirect() {
+# stat_inodes IMG MANIFEST: debugfs stat of every inode in MANIFEST plus
+# the journal inode (unless E3MP_COUNT_JOURNAL=0), independently of the
+# tool.
+stat_inodes() {
 	local img=$1 man=$2 j
 	{
 		awk '$1 != "#" { sub(/^ino=/, "", $2); print $2 }' "$man"
@@ -505,7 +505,13 @@ count_indirect() {
 			[ -z "$j" ] || echo "$j"
 		fi
 	} | sort -un | sed 's/.*/stat <&>/' >"$RUN_DIR/stat.cmds"
-	debugfs -f "$RUN_DIR/stat.cmds" "$img" 2>/dev/null |
+	debugfs -f "$RUN_DIR/stat.cmds" "$img" 2>/dev/null
+}
+
+# count_indirect IMG MANIFEST: count indirect blocks independently, from
+# stat_inodes.  Prints "ind dind tind inodes_with_indirect".
+count_indirect() {
+	stat_inodes "$1" "$2" |
 	awk '
 		/^Inode: [0-9]+ / { cur = $2 }
 		{

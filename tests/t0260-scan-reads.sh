@@ -24,15 +24,9 @@ name=ext3-2k-aged  BS=2048 FSTYPE=ext3           PROFILE=aged SIZE=128M
 '
 
 # indirect_list IMG MANIFEST: every IND/DIND/TIND block, one per line,
-# by debugfs stat of every inode in MANIFEST and the journal's.
+# from lib.sh's stat_inodes (the journal's included).
 indirect_list() {
-	local img=$1 man=$2 j
-	{
-		awk '$1 != "#" { sub(/^ino=/, "", $2); print $2 }' "$man"
-		j=$(sb_field "$img" 'Journal inode')
-		[ -z "$j" ] || echo "$j"
-	} | sort -un | sed 's/.*/stat <&>/' >"$RUN_DIR/stat.cmds"
-	debugfs -f "$RUN_DIR/stat.cmds" "$img" 2>/dev/null |
+	stat_inodes "$1" "$2" |
 		grep -oE '\((IND|DIND|TIND)\):[0-9]+' | sed 's/.*://' | sort -un
 }
 
