@@ -211,13 +211,56 @@ m_twice()   { echo "inode $1, block $2: block claimed twice$(fsck_hint)"; }
 #   /f.m2_5  2.4 MB: IND, DIND (/f.m1, which has xattrs, in FLIP cases)
 A=/f.i13 B=/f.k100 C=/f.m2_5
 
-# An i_block[] pointer past the end of the volume: IND, and data.
-how_iblock_ind_past_end() {
+# Recipes for a file or a directory (PATH), each setting WANT.
+# iblock_past_end PATH FIELD: i_block FIELD (IND, 0) past the end.
+iblock_past_end() {
 	local ino v
-	ino=$(ino_of "$IMG" $B) v=$(($(blocks_count "$IMG") + 7))
-	echo "sif <$ino> block[IND] $v" | dbg_w "$IMG"
+	ino=$(ino_of "$IMG" "$1") v=$(($(blocks_count "$IMG") + 7))
+	echo "sif <$ino> block[$2] $v" | dbg_w "$IMG"
 	WANT=$(m_outside "$ino" "$v")
 }
+# ind_slot_past_end PATH: a data pointer past the end in its IND (slot 5).
+ind_slot_past_end() {
+	local ino ind v
+	ino=$(ino_of "$IMG" "$1") ind=$(meta_of "$IMG" "$1" IND)
+	v=$(blocks_count "$IMG")
+	put_le32 "$IMG" $((ind * BS + 5 * 4)) "$v"
+	WANT=$(m_outside "$ino" "$v")
+}
+# iblock_into_itable PATH FIELD GROUP K: i_block FIELD to block K of
+# group GROUP's inode table.
+iblock_into_itable() {
+	local ino t
+	ino=$(ino_of "$IMG" "$1")
+	t=$(($(group_loc "$IMG" "$3" 'inode table') + $4))
+	echo "sif <$ino> block[$2] $t" | dbg_w "$IMG"
+	WANT=$(m_twice "$ino" "$t")
+}
+# iblock_to_free_block PATH FIELD: i_block FIELD to a free block.
+iblock_to_free_block() {
+	local ino f
+	ino=$(ino_of "$IMG" "$1")
+	f=$(first_free "$IMG" $(($(blocks_count "$IMG") - 1000)))
+	echo "sif <$ino> block[$2] $f" | dbg_w "$IMG"
+	WANT=$(m_free "$ino" "$f")
+}
+# ind_marked_free PATH: its IND block marked free in the bitmap.
+ind_marked_free() {
+	local ino ind
+	ino=$(ino_of "$IMG" "$1") ind=$(meta_of "$IMG" "$1" IND)
+	echo "freeb $ind" | dbg_w "$IMG"
+	WANT=$(m_free "$ino" "$ind")
+}
+# ind_self_loop PATH: its IND block's first slot points to itself.
+ind_self_loop() {
+	local ino ind
+	ino=$(ino_of "$IMG" "$1") ind=$(meta_of "$IMG" "$1" IND)
+	put_le32 "$IMG" $((ind * BS)) "$ind"
+	WANT=$(m_twice "$ino" "$ind")
+}
+
+# An i_block[] pointer past the end of the volume: IND, and data.
+how_iblock_ind_past_end() { iblock_past_end $B IND; }
 how_iblock_data_past_end() {
 	local ino
 	ino=$(ino_of "$IMG" $A)
@@ -225,13 +268,7 @@ how_iblock_data_past_end() {
 	WANT=$(m_outside "$ino" 4294967295)
 }
 # A data pointer past the end inside an IND block (slot 5).
-how_ind_slot_past_end() {
-	local ino ind v
-	ino=$(ino_of "$IMG" $B) ind=$(meta_of "$IMG" $B IND)
-	v=$(blocks_count "$IMG")
-	put_le32 "$IMG" $((ind * BS + 5 * 4)) "$v"
-	WANT=$(m_outside "$ino" "$v")
-}
+how_ind_slot_past_end() { ind_slot_past_end $B; }
 # An IND pointer past the end inside a DIND block (slot 1).
 how_dind_slot_past_end() {
 	local ino dind
@@ -240,18 +277,8 @@ how_dind_slot_past_end() {
 	WANT=$(m_outside "$ino" 3000000000)
 }
 # Pointers into fixed metadata: the scan claims it before any file.
-how_data_into_itable() {
-	local ino t
-	ino=$(ino_of "$IMG" $A) t=$(($(group_loc "$IMG" 1 'inode table') + 7))
-	echo "sif <$ino> block[2] $t" | dbg_w "$IMG"
-	WANT=$(m_twice "$ino" "$t")
-}
-how_ind_into_itable() {
-	local ino t
-	ino=$(ino_of "$IMG" $B) t=$(($(group_loc "$IMG" 0 'inode table') + 3))
-	echo "sif <$ino> block[IND] $t" | dbg_w "$IMG"
-	WANT=$(m_twice "$ino" "$t")
-}
+how_data_into_itable() { iblock_into_itable $A 2 1 7; }
+how_ind_into_itable() { iblock_into_itable $B IND 0 3; }
 how_ind_into_block_bitmap() {
 	local ino t
 	ino=$(ino_of "$IMG" $B) t=$(group_loc "$IMG" 0 'block bitmap')
@@ -306,12 +333,7 @@ how_data_shared() {
 # Loops: an IND block whose slot points to itself; a DIND whose slot
 # points to itself; an IND under a DIND pointing back to the DIND (its
 # parent); a TIND pointer to the file's own DIND.
-how_ind_self_loop() {
-	local ino ind
-	ino=$(ino_of "$IMG" $B) ind=$(meta_of "$IMG" $B IND)
-	put_le32 "$IMG" $((ind * BS)) "$ind"
-	WANT=$(m_twice "$ino" "$ind")
-}
+how_ind_self_loop() { ind_self_loop $B; }
 how_dind_self_loop() {
 	local ino dind
 	ino=$(ino_of "$IMG" $C) dind=$(meta_of "$IMG" $C DIND)
@@ -342,13 +364,7 @@ how_tind_to_other_ind() {
 	WANT=$(m_twice "$ib" "$ind")
 }
 # Pointers to blocks the bitmap says are free.
-how_data_to_free_block() {
-	local ino f
-	ino=$(ino_of "$IMG" $A)
-	f=$(first_free "$IMG" $(($(blocks_count "$IMG") - 1000)))
-	echo "sif <$ino> block[2] $f" | dbg_w "$IMG"
-	WANT=$(m_free "$ino" "$f")
-}
+how_data_to_free_block() { iblock_to_free_block $A 2; }
 how_ind_slot_to_free_block() {
 	local ino ind f
 	ino=$(ino_of "$IMG" $B) ind=$(meta_of "$IMG" $B IND)
@@ -356,12 +372,7 @@ how_ind_slot_to_free_block() {
 	put_le32 "$IMG" $((ind * BS + 4 * 30)) "$f"
 	WANT=$(m_free "$ino" "$f")
 }
-how_ind_marked_free() {
-	local ino ind
-	ino=$(ino_of "$IMG" $B) ind=$(meta_of "$IMG" $B IND)
-	echo "freeb $ind" | dbg_w "$IMG"
-	WANT=$(m_free "$ino" "$ind")
-}
+how_ind_marked_free() { ind_marked_free $B; }
 how_dind_marked_free() {
 	local ino dind
 	ino=$(ino_of "$IMG" $C) dind=$(meta_of "$IMG" $C DIND)
@@ -456,56 +467,19 @@ DA=/big DB=/d04 DC=/d17
 
 # A directory's pointers: past the end, into fixed metadata, to a free
 # block, marked free, looping; a directory block in two directories.
-how_dir_iblock_past_end() {
-	local ino v
-	ino=$(ino_of "$IMG" $DB) v=$(($(blocks_count "$IMG") + 7))
-	echo "sif <$ino> block[0] $v" | dbg_w "$IMG"
-	WANT=$(m_outside "$ino" "$v")
-}
-how_dir_ind_slot_past_end() {
-	local ino ind v
-	ino=$(ino_of "$IMG" $DA) ind=$(meta_of "$IMG" $DA IND)
-	v=$(blocks_count "$IMG")
-	put_le32 "$IMG" $((ind * BS + 5 * 4)) "$v"
-	WANT=$(m_outside "$ino" "$v")
-}
-how_dir_data_into_itable() {
-	local ino t
-	ino=$(ino_of "$IMG" $DB) t=$(($(group_loc "$IMG" 1 'inode table') + 7))
-	echo "sif <$ino> block[1] $t" | dbg_w "$IMG"
-	WANT=$(m_twice "$ino" "$t")
-}
-how_dir_ind_into_itable() {
-	local ino t
-	ino=$(ino_of "$IMG" $DA) t=$(($(group_loc "$IMG" 0 'inode table') + 3))
-	echo "sif <$ino> block[IND] $t" | dbg_w "$IMG"
-	WANT=$(m_twice "$ino" "$t")
-}
-how_dir_data_to_free_block() {
-	local ino f
-	ino=$(ino_of "$IMG" $DB)
-	f=$(first_free "$IMG" $(($(blocks_count "$IMG") - 1000)))
-	echo "sif <$ino> block[2] $f" | dbg_w "$IMG"
-	WANT=$(m_free "$ino" "$f")
-}
+how_dir_iblock_past_end() { iblock_past_end $DB 0; }
+how_dir_ind_slot_past_end() { ind_slot_past_end $DA; }
+how_dir_data_into_itable() { iblock_into_itable $DB 1 1 7; }
+how_dir_ind_into_itable() { iblock_into_itable $DA IND 0 3; }
+how_dir_data_to_free_block() { iblock_to_free_block $DB 2; }
 how_dir_block_marked_free() {
 	local ino d
 	ino=$(ino_of "$IMG" $DB) d=$(data_of "$IMG" $DB 2)
 	echo "freeb $d" | dbg_w "$IMG"
 	WANT=$(m_free "$ino" "$d")
 }
-how_dir_ind_marked_free() {
-	local ino ind
-	ino=$(ino_of "$IMG" $DA) ind=$(meta_of "$IMG" $DA IND)
-	echo "freeb $ind" | dbg_w "$IMG"
-	WANT=$(m_free "$ino" "$ind")
-}
-how_dir_ind_self_loop() {
-	local ino ind
-	ino=$(ino_of "$IMG" $DA) ind=$(meta_of "$IMG" $DA IND)
-	put_le32 "$IMG" $((ind * BS)) "$ind"
-	WANT=$(m_twice "$ino" "$ind")
-}
+how_dir_ind_marked_free() { ind_marked_free $DA; }
+how_dir_ind_self_loop() { ind_self_loop $DA; }
 # The later directory in inode order is refused for the block.
 how_dir_data_shared() {
 	local ib ic d
