@@ -26,6 +26,10 @@ END = "<!-- END bench/run output -->"
 
 # Targets of the issue (ratio: modelled fsck time stock / after e3metapack).
 FSCK_TARGETS = {"mixed": 5.0, "aged": 2.4, "tind1k": 3.0}
+# The -n report's prediction against the replay (%), and the tool's
+# modelled I/O against one stock e2fsck -fn's (issue 15).
+PRED_TOL = 15.0
+TOOL_MODEL_MAX = 1.2
 TOOL_VS_FSCK_MAX = 2.0         # e3metapack (with undo) / e2fsck -fn, wall
 
 IMAGE_ORDER = ["mixed", "aged", "tind1k", "ext2"]
@@ -134,6 +138,19 @@ def mm(xs):
     return "%s / %s" % (ms(mn(xs)), ms(med(xs)))
 
 
+def pred_error(d, when, replay):
+    """The report's prediction of e2fsck -fn against the replay, %."""
+    p = g(d.get("e3mp"), "predicted", when, "total")
+    if p is None or not replay:
+        return None, None
+    return p, 100.0 * (p - replay) / replay
+
+
+def pred_cell(d, when, replay):
+    p, err = pred_error(d, when, replay)
+    return "-" if p is None else "%s (%+.1f %%)" % (ms(p), err)
+
+
 def g(d, *keys):
     for k in keys:
         if d is None:
@@ -217,12 +234,12 @@ def render(resdir):
                      ms(g(b, "floor_ms")),
                      "%s / %s / %s" % (g(s, "seeks"), g(a, "seeks"),
                                        g(b, "seeks")),
-                     "%s / %s" % (g(d.get("e3mp"), "before", "fsck_seeks"),
-                                  g(d.get("e3mp"), "after", "fsck_seeks")),
+                     "%s / %s" % (pred_cell(d, "before_ms", st),
+                                  pred_cell(d, "after_ms", at)),
                      fx(sp), fx(ratio(st, bt)), met])
     P(table(["image", "stock", "after e3metapack", "after bmap2extent",
              "floor (stock, e3mp)", "floor (bmap2extent)",
-             "seeks stock / e3mp / b2e", "tool's fsck_seeks estimate before / after",
+             "seeks stock / e3mp / b2e", "predicted stock / e3mp (error)",
              "speed-up e3mp", "speed-up b2e", "target"], rows))
     P("")
     P("Where the modelled time goes, by what the read was for "
@@ -358,6 +375,26 @@ def render(resdir):
                          "met" if r <= TOOL_VS_FSCK_MAX and
                          (rc is None or rc <= TOOL_VS_FSCK_MAX)
                          else "NOT met"])
+    for n in order:
+        d = data[n]
+        errs = [pred_error(d, w, g(d.get(v), "time_ms"))[1]
+                for w, v in (("before_ms", "fsck-stock"),
+                             ("after_ms", "fsck-mp"))]
+        if None in errs:
+            continue
+        worst = max(errs, key=abs)
+        rows.append(["the report's e2fsck prediction within +-%.0f %% of "
+                     "the replay, before and after, %s" % (PRED_TOL, n),
+                     "%+.1f %% / %+.1f %%" % tuple(errs),
+                     "met" if abs(worst) <= PRED_TOL else "NOT met"])
+    for n in order:
+        d = data[n]
+        r = ratio(g(d.get("tool-model"), "time_ms"),
+                  g(d.get("fsck-stock"), "time_ms"))
+        if r is not None:
+            rows.append(["e3metapack's I/O on the model disk <= %.1fx "
+                         "e2fsck -fn's, %s" % (TOOL_MODEL_MAX, n), fx(r),
+                         "met" if r <= TOOL_MODEL_MAX else "NOT met"])
     P(table(["target", "measured", ""], rows))
     P("")
 

@@ -21,9 +21,30 @@
       F_lo; R such rounds, then it is refilled to F_end.  One process,
       one seeded RNG: the same seed makes the same sequence of calls.
 
+  workload.py dirage DIR --seed S [--writers W] [--dirs D] [--files N]
+                  [--logs L] [--log-bytes B] [--median B] [--sigma X]
+                  [--delete F]
+      Grow a directory-heavy tree on the file system mounted at DIR, as
+      W concurrent writers would: D directories made as the files come
+      (each under a random existing one, up to 6 deep), N small files
+      (log-normal sizes) written in one-write() turns between the
+      writers, so directory blocks are allocated among the data; a file
+      goes to a directory picked with a heavy tail (a few hold hundreds
+      of entries: multi-block, htree-indexed); L log files appended a
+      chunk each turn to B bytes in all (indirect blocks).  Then a
+      fraction F of the small files is deleted and as many written
+      again (directories reuse their holes and grow).
+
   workload.py drop FILE...
       Drop FILE's pages from the page cache (fsync + POSIX_FADV_DONTNEED),
       for cold-cache timings, without touching the rest of the machine.
+
+  workload.py copy SRC DST
+      Copy SRC to DST keeping its holes, each data extent's blocks
+      fallocated on DST before they are written, and sync DST: a large
+      image with ~10^5 scattered blocks copied with cp --sparse=always
+      can fail fsync() with ENOSPC on an ext4 host mounted with
+      resv_strict (delayed allocation), the way fallocated blocks do not.
 
   workload.py stats DIR
       Print count and size statistics of the regular files under DIR.
@@ -187,6 +208,90 @@ def cmd_age(a):
     print("age: %d files, %.1f%% used" % (len(live), 100 * used_frac(a.dir)))
 
 
+def cmd_dirage(a):
+    rnd = random.Random("dirage:%s" % a.seed)
+    filler = Filler(a.seed)
+    dirs = [(a.dir, 0)]             # (path, depth)
+    cum = [1.0]                     # heavy-tailed pick of a directory
+    live = []
+    serial = [0, 0]
+    logs = []
+    for i in range(a.logs):
+        path = os.path.join(a.dir, "log%d" % i)
+        logs.append([os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+                             0o644), path, 0, "%s/log%d" % (a.seed, i)])
+    log_each = a.log_bytes // max(1, a.logs)
+    turns = max(1, 2 * a.files)     # log chunks spread over the writes
+    log_chunk = max(4096, (log_each // turns) & ~4095)
+
+    def new_dir():
+        parent, depth = dirs[rnd.randrange(len(dirs))]
+        if depth >= 6:
+            parent, depth = a.dir, 0
+        serial[1] += 1
+        p = os.path.join(parent, "d%05d" % serial[1])
+        os.mkdir(p)
+        dirs.append((p, depth + 1))
+        cum.append(cum[-1] + rnd.paretovariate(1.1))
+
+    def new_file():
+        if len(dirs) - 1 < a.dirs and rnd.random() < a.dirs / a.files:
+            new_dir()
+        d = rnd.choices(dirs, cum_weights=cum)[0][0]
+        serial[0] += 1
+        n = serial[0]
+        path = os.path.join(d, "f%06d.dat" % n)
+        size = lognormal_size(rnd, a.median, a.sigma, 1, 1 << 20)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        return [fd, path, size, 0, "%s/f%d" % (a.seed, n)]
+
+    def write_files(count):
+        writers = [None] * a.writers
+        made = 0
+        while made < count or any(writers):
+            for i in range(len(writers)):
+                w = writers[i]
+                if w is None:
+                    if made >= count:
+                        continue
+                    w = writers[i] = new_file()
+                    made += 1
+                n = min(rnd.choice((4096, 8192, 16384)), w[2] - w[3])
+                os.write(w[0], filler.chunk(w[4], w[3], n))
+                w[3] += n
+                if w[3] >= w[2]:
+                    os.close(w[0])
+                    live.append(w[1])
+                    writers[i] = None
+                lg = logs[rnd.randrange(len(logs))] if logs else None
+                if lg and lg[2] < log_each:
+                    os.write(lg[0], filler.chunk(lg[3], lg[2], log_chunk))
+                    lg[2] += log_chunk
+
+    # Every directory wanted is made by the time the files are written.
+    write_files(a.files)
+    while len(dirs) - 1 < a.dirs:
+        new_dir()
+    ndel = int(len(live) * a.delete)
+    for _ in range(ndel):
+        os.unlink(live.pop(rnd.randrange(len(live))))
+    os.sync()
+    write_files(ndel)
+    for lg in logs:
+        while lg[2] < log_each:
+            os.write(lg[0], filler.chunk(lg[3], lg[2], log_chunk))
+            lg[2] += log_chunk
+        os.close(lg[0])
+        live.append(lg[1])
+    for p in live:
+        os.utime(p, (EPOCH, EPOCH))
+    for p, _ in reversed(dirs):
+        os.utime(p, (EPOCH, EPOCH))
+    os.sync()
+    print("dirage: %d directories, %d files, %.1f%% used" %
+          (len(dirs) - 1, len(live), 100 * used_frac(a.dir)))
+
+
 def cmd_drop(a):
     for p in a.files:
         fd = os.open(p, os.O_RDONLY)
@@ -196,6 +301,38 @@ def cmd_drop(a):
             pass
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         os.close(fd)
+
+
+def data_extents(fd, size):
+    """(offset, length) of each data extent of FD, by SEEK_DATA/HOLE."""
+    off = 0
+    while off < size:
+        try:
+            start = os.lseek(fd, off, os.SEEK_DATA)
+        except OSError:
+            return
+        end = os.lseek(fd, start, os.SEEK_HOLE)
+        yield start, end - start
+        off = end
+
+
+def cmd_copy(a):
+    src = os.open(a.src, os.O_RDONLY)
+    size = os.fstat(src).st_size
+    dst = os.open(a.dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.ftruncate(dst, size)
+    for start, n in data_extents(src, size):
+        os.posix_fallocate(dst, start, n)
+        done = 0
+        while done < n:
+            buf = os.pread(src, min(n - done, 8 << 20), start + done)
+            if not buf:
+                sys.exit("%s: short read at %d" % (a.src, start + done))
+            os.pwrite(dst, buf, start + done)
+            done += len(buf)
+    os.fsync(dst)
+    os.close(dst)
+    os.close(src)
 
 
 def cmd_stats(a):
@@ -231,6 +368,9 @@ def main():
     t.add_argument("--tind", type=int, default=0)
     t.add_argument("--pin-max", action="store_true",
                    help="make the largest file exactly --max bytes")
+    c = sub.add_parser("copy")
+    c.add_argument("src")
+    c.add_argument("dst")
     g = sub.add_parser("age")
     g.add_argument("dir")
     g.add_argument("--seed", default="1")
@@ -243,13 +383,24 @@ def main():
     g.add_argument("--median", type=int, default=256 << 10)
     g.add_argument("--sigma", type=float, default=1.6)
     g.add_argument("--max", type=int, default=64 << 20)
+    g = sub.add_parser("dirage")
+    g.add_argument("dir")
+    g.add_argument("--seed", default="1")
+    g.add_argument("--writers", type=int, default=4)
+    g.add_argument("--dirs", type=int, default=4000)
+    g.add_argument("--files", type=int, default=39000)
+    g.add_argument("--logs", type=int, default=4)
+    g.add_argument("--log-bytes", type=int, default=256 << 20)
+    g.add_argument("--median", type=int, default=8 << 10)
+    g.add_argument("--sigma", type=float, default=1.2)
+    g.add_argument("--delete", type=float, default=0.3)
     d = sub.add_parser("drop")
     d.add_argument("files", nargs="+")
     s = sub.add_parser("stats")
     s.add_argument("dir")
     a = p.parse_args()
-    {"tree": cmd_tree, "age": cmd_age, "drop": cmd_drop,
-     "stats": cmd_stats}[a.cmd](a)
+    {"tree": cmd_tree, "age": cmd_age, "drop": cmd_drop, "copy": cmd_copy,
+     "stats": cmd_stats, "dirage": cmd_dirage}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@
 #define MC_MAX_DEFAULT	12
 
 enum { OPT_JSON = 256, OPT_HOME, OPT_MC_MAX, OPT_PARTITION, OPT_DIRS,
-       OPT_DISK };
+       OPT_DISK, OPT_ORDER };
 
 static const struct option long_opts[] = {
 	{ "dry-run",	no_argument,		NULL, 'n' },
@@ -30,6 +30,7 @@ static const struct option long_opts[] = {
 	{ "debug",	required_argument,	NULL, 'd' },
 	{ "json",	no_argument,		NULL, OPT_JSON },
 	{ "home",	required_argument,	NULL, OPT_HOME },
+	{ "order",	required_argument,	NULL, OPT_ORDER },
 	{ "mc-max",	required_argument,	NULL, OPT_MC_MAX },
 	{ "dirs",	required_argument,	NULL, OPT_DIRS },
 	{ "partition",	required_argument,	NULL, OPT_PARTITION },
@@ -43,9 +44,9 @@ void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: e3metapack [-fnpv] [-z undo_file] [-d debug_flags] [--json]\n"
-"                  [--home=inode|data|inline] [--mc-max=percent]\n"
-"                  [--dirs=pack|leave] [--partition=N] [--disk=S,F,H,R]\n"
-"                  [-V] [-h] device\n"
+"                  [--home=inode|data|inline] [--order=fsck|delete]\n"
+"                  [--mc-max=percent] [--dirs=leave|pack|itable|roots]\n"
+"                  [--partition=N] [--disk=S,F,H,R] [-V] [-h] device\n"
 "\n"
 "Move every indirect block of an unmounted ext2/ext3 volume into the\n"
 "metacluster at the tail of its block group, so e2fsck reads them in\n"
@@ -60,11 +61,17 @@ void usage(FILE *f)
 "  -d, --debug=FLAGS   debug output: 1 planned moves, 2 copies\n"
 "      --json          print the report as one JSON object\n"
 "      --home=RULE     inode (default), data or inline: the layout rule\n"
+"      --order=ORDER   fsck (default) or delete: each file's indirect\n"
+"                      blocks in the order e2fsck reads them, or in the\n"
+"                      order the kernel frees them on delete\n"
 "      --mc-max=PCT    metacluster at most PCT%% (1-50) of a group (default %d)\n"
-"      --dirs=MODE     leave (default) or pack: move the blocks of\n"
-"                      block-mapped directories next to the metacluster\n"
+"      --dirs=MODE     where to move the blocks of block-mapped\n"
+"                      directories: roots (default: block 0 after the inode\n"
+"                      table, the rest after the metacluster), pack (all\n"
+"                      after the metacluster), itable (all after the inode\n"
+"                      table) or leave (where they are)\n"
 "      --partition=N   of a whole-disk image, process partition N only\n"
-"      --disk=S,F,H,R  the model disk of the e2fsck prediction: settle,\n"
+"      --disk=S,F,H,R  the model disk of the predictions: settle,\n"
 "                      full-stroke seek and half-rotation times in ms,\n"
 "                      transfer rate in MB/s (default 1,15,4.17,150)\n"
 "  -V, --version       print the version and exit\n"
@@ -99,9 +106,11 @@ static int parse_word(const char *s, const char *const *words,
 	return 1;
 }
 
-/* (in the order of enum e3mp_homing, and of dirs_pack's 0 and 1) */
+/* (in the order of enum e3mp_homing, e3mp_order and e3mp_dirs) */
 static const char *const home_words[] = { "inode", "data", "inline", NULL };
-static const char *const dirs_words[] = { "leave", "pack", NULL };
+static const char *const order_words[] = { "fsck", "delete", NULL };
+const char *const e3mp_dirs_words[] = { "leave", "pack", "itable", "roots",
+					NULL };
 
 static errcode_t parse_one(int c, struct e3mp_options *opt)
 {
@@ -125,10 +134,15 @@ static errcode_t parse_one(int c, struct e3mp_options *opt)
 			return opt->bad = "--home", EINVAL;
 		opt->homing = v;
 		break;
+	case OPT_ORDER:
+		if (parse_word(optarg, order_words, &v))
+			return opt->bad = "--order", EINVAL;
+		opt->order = v;
+		break;
 	case OPT_DIRS:
-		if (parse_word(optarg, dirs_words, &v))
+		if (parse_word(optarg, e3mp_dirs_words, &v))
 			return opt->bad = "--dirs", EINVAL;
-		opt->dirs_pack = v;
+		opt->dirs = v;
 		break;
 	case OPT_PARTITION:
 		if (parse_number(optarg, 4096, &v) || v == 0)
@@ -160,6 +174,8 @@ errcode_t parse_args(int argc, char **argv, struct e3mp_options *opt)
 
 	memset(opt, 0, sizeof(*opt));
 	opt->mc_max_pct = MC_MAX_DEFAULT;
+	/* (the fastest e2fsck by the measurements of docs/PERFORMANCE.md) */
+	opt->dirs = E3MP_DIRS_ROOTS;
 	mp_disk_default(&opt->disk);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "nfpvz:d:Vh", long_opts,

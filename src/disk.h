@@ -121,4 +121,57 @@ errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
 			  const struct ind_rec *rec, __u32 nrec, int after,
 			  struct mp_prediction *out);
 
+/*
+ * The tool's own I/O on the model disk, replayed as bench/hddmodel.py's
+ * strace command replays an strace log of a run (toolio.c): reads go
+ * through a page cache (a block read or written once is never paid for
+ * again); writes are buffered until the next sync, which writes each
+ * dirty block once, in block order; with an undo file, the first write
+ * to each undo unit first reads the whole unit (libext2fs's undo
+ * manager saves its old contents).  The undo file itself is taken to be
+ * on another disk.  The block sets live behind @ops, so the unit tests
+ * can keep them in arrays and the tool in libext2fs bitmaps.
+ */
+enum mp_set {
+	MP_S_CACHED = 0,	/* in the page cache */
+	MP_S_DIRTY,		/* written since the last sync */
+	MP_S_SAVED,		/* an undo unit's first block: saved */
+	MP_S_COUNT
+};
+
+struct mp_set_ops {
+	/* The first block in [start, end] whose membership is @value. */
+	int	(*find)(void *priv, int set, int value, blk64_t start,
+			blk64_t end, blk64_t *out);
+	void	(*mark)(void *priv, int set, blk64_t blk, __u64 count,
+			int value);
+};
+
+struct mp_toolio {
+	struct mp_disk		d;
+	const struct mp_set_ops	*ops;
+	void			*priv;
+	blk64_t			nblocks;	/* of the volume */
+	__u32			unit;		/* undo unit, blocks; 0: none */
+	__u32			skew;		/* partition offset % unit */
+	double			read_ms, write_ms;
+	__u64			reads, writes;	/* disk requests */
+	__u64			read_blocks, write_blocks;
+	__u64			syncs;
+};
+
+/* What the report says of the run's own time (predtool.c). */
+struct mp_tool_prediction {
+	int	valid;		/* 0: nothing to move, not predicted */
+	double	total_ms, scan_ms, read_ms, write_ms;
+	__u64	reads, writes, seeks;
+};
+
+void mp_toolio_init(struct mp_toolio *t, const struct mp_disk_params *p,
+		    blk64_t nblocks, unsigned int blocksize, __u32 unit,
+		    __u32 skew, const struct mp_set_ops *ops, void *priv);
+void mp_toolio_read(struct mp_toolio *t, blk64_t blk, __u64 count);
+void mp_toolio_write(struct mp_toolio *t, blk64_t blk, __u64 count);
+void mp_toolio_sync(struct mp_toolio *t);
+
 #endif /* E3MP_DISK_H */

@@ -67,6 +67,7 @@ enum e3mp_prep_step {
 	E3MP_PREP_PLAN,		/* planfeed_plan */
 	E3MP_PREP_PREDICT,	/* predict_fsck */
 	E3MP_PREP_UNDO,		/* undo_space_check */
+	E3MP_PREP_TOOL,		/* predict_tool */
 	E3MP_PREP_COUNT
 };
 typedef void (*e3mp_step_fn)(struct e3mp *mp, enum e3mp_prep_step step,
@@ -80,9 +81,10 @@ struct e3mp_options {
 	int		json;		/* --json */
 	unsigned long	debug;		/* -d */
 	const char	*undo_file;	/* -z; NULL: default, "none": off */
-	enum e3mp_homing homing;	/* --home=inode|data */
+	enum e3mp_homing homing;	/* --home=inode|data|inline */
+	enum e3mp_order	order;		/* --order=fsck|delete */
 	unsigned int	mc_max_pct;	/* --mc-max: cap, % of a group */
-	int		dirs_pack;	/* --dirs=pack (1) or leave (0) */
+	enum e3mp_dirs	dirs;		/* --dirs: leave, or where to */
 	const char	*spec;		/* DEVICE as given */
 	int		help;		/* -h */
 	int		version;	/* -V */
@@ -168,11 +170,15 @@ struct e3mp {
 	__u32			nx, x_alloc;
 	ext2fs_block_bitmap	eablk;		/* EA blocks seen */
 	struct prefetch		*pf;		/* a batch's indirect blocks */
+	__u32			*walk_ino;	/* dirwalk.c: directories, */
+	__u32			*walk_rank;	/* ... their walk order */
 
 	/* plan */
 	struct mp_geom		geom;
 	struct mp_plan		plan;
 	struct mp_prediction	pred[2];	/* e2fsck -fn: before, after */
+	blk64_t			journal_sb;	/* the journal's block 0 */
+	struct mp_tool_prediction tool;		/* the run itself */
 
 	/* conditions -n reports instead of refusing; main() prints them */
 	errcode_t		warn[8];
@@ -200,6 +206,7 @@ struct e3mp {
 
 /* cli.c */
 errcode_t parse_args(int argc, char **argv, struct e3mp_options *opt);
+extern const char *const e3mp_dirs_words[];	/* by enum e3mp_dirs */
 void usage(FILE *f);
 void print_version(void);
 
@@ -237,10 +244,21 @@ errcode_t undo_replayable(const struct e3mp *mp, const char **why);
 void undo_discard_unused(struct e3mp *mp);
 
 /* undobound.c */
+struct mp_ptr_write {
+	blk64_t		blk;		/* a block holding a moved pointer */
+	__u32		ino;		/* whose */
+	__u32		in_inode;	/* @blk is the inode's table block */
+};
 errcode_t undo_bound(const struct e3mp *mp, __u32 unit, __u64 *bytes);
+errcode_t undo_pointer_writes(const struct e3mp *mp, int round,
+			      struct mp_ptr_write **pw, __u32 *n);
+blk64_t inode_table_block(ext2_filsys fs, ext2_ino_t ino);
 
 /* scan.c */
 errcode_t inode_scan_and_record(struct e3mp *mp);
+
+/* dirwalk.c */
+errcode_t dirs_walk_order(struct e3mp *mp);
 
 /* prefetch.c: a batch's indirect blocks, read ahead in block order */
 errcode_t prefetch_begin(struct e3mp *mp);
@@ -253,6 +271,10 @@ void prefetch_free(struct e3mp *mp);
 
 /* predict.c: e2fsck -fn's time on the model disk, before and after */
 errcode_t predict_fsck(struct e3mp *mp);
+void predict_group_io(void *priv, __u32 grp, struct mp_group_io *out);
+
+/* predtool.c: the run's own time on the model disk */
+errcode_t predict_tool(struct e3mp *mp);
 
 /* planfeed.c: feed the pure planner from the volume */
 void planfeed_geometry(struct e3mp *mp);

@@ -46,7 +46,7 @@ static void read_batch(const struct mp_geom *g, const struct ind_rec *rec,
 	int have_prev = 0;
 	__u32 i, k;
 
-	qsort(d, n, sizeof(*d), cmp_deferred);
+	mp_sort(d, n, sizeof(*d), cmp_deferred);
 	for (i = 0; i < n; i++) {
 		for (k = d[i].first; k < d[i].first + d[i].count; k++) {
 			blk64_t b = loc(&rec[k], after);

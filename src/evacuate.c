@@ -161,9 +161,8 @@ static __u32 drop_run_before(struct planner *pl, __u32 i, __u32 *dropped)
 		if (s != NO_SLOT)
 			pl->owner[s] = 0;
 		r->dest = r->blk;
-		if (r->flags & REC_DIR)
-			pl->p->dir_no_space++;
-		else
+		/* (directories: count_figures() counts all left out) */
+		if (!(r->flags & REC_DIR))
 			pl->p->no_space++;
 		(*dropped)++;
 	}

@@ -11,6 +11,9 @@
  *     blocks_release    sources marked free, counts fixed      barrier
  *   transaction_end     mark clean                           barrier
  *
+ * (round 1's release has no barrier of its own when round 2 follows:
+ * round 2's reserve + copy barrier writes it out.)
+ *
  * The invariant: at every instant, every file's pointers lead to blocks
  * holding its data, and no block that anything on disk refers to is
  * overwritten.  It holds because each round goes
@@ -30,7 +33,15 @@
  * pointers lead to the old copy and some to the new: both hold the same
  * bytes.  e2fsck -fy, which the not-clean mark forces, repairs the
  * bitmaps and loses nothing.  Round 2 only starts once round 1 has
- * released the slots it fills.
+ * released the slots it fills, in memory; on disk the release goes out
+ * with round 2's reservations and copies, one barrier for both.  That is
+ * safe because the release is only of blocks nothing on disk has
+ * referred to since round 1's switch barrier: whichever part of that
+ * barrier reaches the disk, a block round 2 copies into was either
+ * unreferenced already or is still marked in use, and the not-clean
+ * mark is on disk.  The clean mark never shares a barrier with a
+ * release: a bitmap half written under a clean mark would not be
+ * checked.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -175,6 +186,9 @@ errcode_t volume_close(struct e3mp *mp, int failed)
 	ext2fs_free_mem(&mp->xr);
 	mp_plan_free(&mp->plan);
 	ext2fs_free_mem(&mp->rec);
+	ext2fs_free_mem(&mp->walk_ino);
+	ext2fs_free_mem(&mp->walk_rank);
+	mp->geom.nwalk = 0;
 	ext2fs_free_mem(&mp->ext);
 	if (!fs)
 		return 0;

@@ -107,7 +107,7 @@ errcode_t pointers_rewrite(struct e3mp *mp, struct mp_move *mv, __u32 n)
 	__u32 i, k;
 	errcode_t err;
 
-	qsort(mv, n, sizeof(*mv), cmp_ino_from);
+	mp_sort(mv, n, sizeof(*mv), cmp_ino_from);
 	err = ext2fs_get_array(3, mp->fs->blocksize, &buf);
 	for (i = 0; i < n && !err; i = k) {
 		struct fix_ctx fc = { .mv = mv + i };

@@ -110,7 +110,7 @@ static void flush(struct walk *w)
 {
 	__u32 i, k;
 
-	qsort(w->batch, w->n, sizeof(w->batch[0]), cmp_deferred);
+	mp_sort(w->batch, w->n, sizeof(w->batch[0]), cmp_deferred);
 	for (i = 0; i < w->n; i++) {
 		const struct deferred *d = &w->batch[i];
 
@@ -278,7 +278,7 @@ static void pass2(struct walk *w, struct dirlist *dl)
 	int has[2], l;
 
 	if (w->nroots)
-		qsort(w->roots, w->nroots, sizeof(*w->roots), cmp_blk);
+		mp_sort(w->roots, w->nroots, sizeof(*w->roots), cmp_blk);
 	has[0] = next_blk(w, dl, 0, 0, &b[0]);
 	has[1] = next_blk(w, dl, 1, 0, &b[1]);
 	for (;;) {
@@ -331,7 +331,7 @@ static errcode_t dest_list(struct walk *w, int l, const struct dirmove *mv,
 	for (out->n = 0; out->n < n &&
 	     v->ops->next_dir(v->priv, l, b, &b); b++)
 		out->b[out->n++] = moved_to(mv, nmv, b);
-	qsort(out->b, out->n, sizeof(*out->b), cmp_blk);
+	mp_sort(out->b, out->n, sizeof(*out->b), cmp_blk);
 	out->at = 0;
 	return 0;
 }
@@ -363,7 +363,7 @@ static errcode_t pass2_after(struct walk *w, __u32 nrec)
 		    w->rec[i].dest != w->rec[i].blk)
 			mv[n++] = (struct dirmove) { w->rec[i].blk,
 						     w->rec[i].dest };
-	qsort(mv, n, sizeof(*mv), cmp_move);
+	mp_sort(mv, n, sizeof(*mv), cmp_move);
 	err = dest_list(w, 0, mv, n, &dl[0]);
 	if (!err)
 		err = dest_list(w, 1, mv, n, &dl[1]);

@@ -25,6 +25,7 @@
  *     blocks_copy       sources copied to them (move.c)      barrier
  *     pointers_rewrite  files pointed at the copies (fixptr.c) barrier
  *     blocks_release    sources freed, counts fixed          barrier
+ *                       (round 1's: with round 2's first barrier)
  *   transaction_end     mark clean                         barrier
  *   volume_close        then the report (report.c)
  * Only this file prints errors or exits.
@@ -262,6 +263,7 @@ static const char *const prep_doing[E3MP_PREP_COUNT] = {
 	[E3MP_PREP_PLAN] = "planning",
 	[E3MP_PREP_PREDICT] = "predicting e2fsck's time on",
 	[E3MP_PREP_UNDO] = "sizing the undo file for",
+	[E3MP_PREP_TOOL] = "predicting the run's time on",
 };
 
 /* Between volume_prepare()'s steps: what this file has to say there. */
@@ -294,9 +296,12 @@ static int prepare(struct e3mp *mp)
 
 /*
  * One round of the write order (finish.c says why it is safe): each
- * step is on stable storage before the next one starts.
+ * step is on stable storage before the next one starts.  With @more
+ * (another round follows), the release stays in memory: the next
+ * round's first barrier writes it out with that round's reservations.
  */
-static errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n)
+static errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n,
+			   int more)
 {
 	errcode_t err;
 
@@ -314,7 +319,7 @@ static errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n)
 	if (err)
 		return err;
 	blocks_release(mp, mv, n);
-	return write_barrier(mp);
+	return more ? 0 : write_barrier(mp);
 }
 
 /* Round 1 empties metacluster slots, round 2 fills them. */
@@ -327,13 +332,17 @@ static errcode_t repack(struct e3mp *mp)
 	print_undo_notice(mp);
 	err = transaction_begin(mp);
 	if (!err)
-		err = round_run(mp, mp->plan.mv[0], mp->plan.nmv[0]);
+		err = round_run(mp, mp->plan.mv[0], mp->plan.nmv[0],
+				mp->plan.nmv[1] != 0);
 	if (!err && e3mp_stop && mp->plan.nmv[1]) {
-		err = transaction_end(mp);
+		/* round 1's release first: never in one barrier with clean */
+		err = write_barrier(mp);
+		if (!err)
+			err = transaction_end(mp);
 		return err ? err : E3MP_INTERRUPTED;
 	}
 	if (!err)
-		err = round_run(mp, mp->plan.mv[1], mp->plan.nmv[1]);
+		err = round_run(mp, mp->plan.mv[1], mp->plan.nmv[1], 0);
 	progress_done(mp);
 	if (!err)
 		err = transaction_end(mp);

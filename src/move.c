@@ -123,11 +123,11 @@ static errcode_t copy_batch(struct e3mp *mp, struct copy *c, __u32 n,
 	blk64_t lo, hi;
 	errcode_t err;
 
-	qsort(c, n, sizeof(*c), cmp_to);
+	mp_sort(c, n, sizeof(*c), cmp_to);
 	for (i = 0; i < n; i++)
 		c[i].buf = i;
 	dest_readahead(mp, c, n);
-	qsort(c, n, sizeof(*c), cmp_from);
+	mp_sort(c, n, sizeof(*c), cmp_from);
 	source_readahead(mp, c, n);
 	mp->err_op = "reading";
 	for (i = 0; i < n; i += len, reads++) {
@@ -140,7 +140,7 @@ static errcode_t copy_batch(struct e3mp *mp, struct copy *c, __u32 n,
 	}
 	lo = c[0].from;
 	hi = c[n - 1].from;
-	qsort(c, n, sizeof(*c), cmp_to);
+	mp_sort(c, n, sizeof(*c), cmp_to);
 	mp->err_op = "writing";
 	for (i = 0; i < n; i += len, writes++) {
 		len = to_run(c, i, n);
@@ -179,7 +179,7 @@ errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n)
 		c[i].to = mv[i].to;
 		c[i].data = !mv[i].level;
 	}
-	qsort(c, n, sizeof(*c), cmp_from);
+	mp_sort(c, n, sizeof(*c), cmp_from);
 	for (i = 0; i < n; i += k) {
 		k = n - i < per ? n - i : per;
 		err = copy_batch(mp, c + i, k, buf);

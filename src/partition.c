@@ -74,7 +74,7 @@ static errcode_t check_table(struct e3mp_part *p, int n, __u64 dev_size)
 			p[i].refusal = E3MP_PART_PAST_END;
 	}
 	sort_parts = p;
-	qsort(idx, n, sizeof(*idx), cmp_start);
+	mp_sort(idx, n, sizeof(*idx), cmp_start);
 	for (i = 0; i < n; i++) {
 		struct e3mp_part *q = &p[idx[i]];
 

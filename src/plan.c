@@ -26,6 +26,16 @@
  * under every rule, placed after its group's indirect-block runs; the
  * rest (demand, carry, runs in place, evacuation) is the same.
  *
+ * Under --dirs=itable a group's directories go to its head zone instead:
+ * the first eligible blocks after the metadata at the group's start (its
+ * inode table last), where e2fsck pass 1, scanning that inode table,
+ * reads each htree root without a long seek.  --dirs=roots puts only each
+ * directory's block 0 there (the root of an htree, the whole of a
+ * one-block directory) and the rest as under pack.  The head slots of a
+ * group come before its tail slots in the slot space; each record fills
+ * only slots of its own zone kind (class), so the two kinds carry their
+ * overflow into the next group separately.
+ *
  * Moves come in two rounds, because a destination may only be written
  * while nothing on disk refers to it: round 1 takes destinations that
  * are free now and empties the slots that are not (data is evacuated,
@@ -34,7 +44,8 @@
  *
  * The data flow: mp_plan_build() -> planner_init() (records by block,
  * extents by start) -> plan_layout(): homes_and_order() (each record's
- * home group, the processing order, demand per group) ->
+ * home group, the processing order, demand per group; directories in
+ * a tree walk's order by walkorder.c) ->
  * build_geometry() (the slot space) -> assign_slots() (each record's
  * dest) -> fit_to_space() and emit_moves() (evacuate.c) ->
  * count_figures().
@@ -52,8 +63,10 @@ static void planner_free(struct planner *pl);
 static errcode_t plan_layout(struct planner *pl);
 static errcode_t homes_and_order(struct planner *pl, __u32 *demand);
 static errcode_t build_geometry(struct planner *pl, const __u32 *demand);
+static __u32 rec_class(const struct planner *pl, __u32 i);
 static void assign_slots(struct planner *pl);
 static void count_figures(struct planner *pl);
+static void order_for_delete(struct planner *pl);
 
 errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
 			enum e3mp_homing homing, struct ind_rec *rec,
@@ -83,6 +96,7 @@ void mp_plan_free(struct mp_plan *p)
 {
 	ext2fs_free_mem(&p->slot);
 	ext2fs_free_mem(&p->mc_first);
+	ext2fs_free_mem(&p->tail_first);
 	ext2fs_free_mem(&p->mv[0]);
 	ext2fs_free_mem(&p->mv[1]);
 	p->nslot = p->nmv[0] = p->nmv[1] = 0;
@@ -94,16 +108,21 @@ static errcode_t plan_layout(struct planner *pl)
 	__u32 *demand = NULL;
 	errcode_t err;
 
-	err = ext2fs_get_arrayzero(pl->g->group_count, sizeof(*demand),
+	/* per group: tail zone, head zone */
+	err = ext2fs_get_arrayzero(2 * pl->g->group_count, sizeof(*demand),
 				   &demand);
 	if (!err)
 		err = homes_and_order(pl, demand);
+	if (!err && pl->g->order == E3MP_ORDER_DELETE)
+		order_for_delete(pl);
 	if (!err)
 		err = build_geometry(pl, demand);
 	if (!err)
 		err = ext2fs_get_arrayzero(pl->p->nslot + 1, sizeof(__u32),
 					   &pl->owner);
 	ext2fs_free_mem(&demand);
+	if (!err && pl->g->nwalk)
+		err = walk_decide(pl);
 	if (err)
 		return err;
 	assign_slots(pl);
@@ -155,9 +174,9 @@ static errcode_t planner_init(struct planner *pl)
 	}
 	sort_rec = pl->rec;
 	if (pl->nrec)
-		qsort(pl->byblk, pl->nrec, sizeof(__u32), cmp_byblk);
+		mp_sort(pl->byblk, pl->nrec, sizeof(__u32), cmp_byblk);
 	if (pl->next)
-		qsort(pl->ext, pl->next, sizeof(*pl->ext), cmp_ext);
+		mp_sort(pl->ext, pl->next, sizeof(*pl->ext), cmp_ext);
 	return 0;
 }
 
@@ -170,6 +189,7 @@ static void planner_free(struct planner *pl)
 	ext2fs_free_mem(&pl->rnd);
 	ext2fs_free_mem(&pl->cursor);
 	ext2fs_free_mem(&pl->next_live);
+	ext2fs_free_mem(&pl->fresh);
 }
 
 int mp_bsearch(__u32 n, blk64_t key, mp_bsearch_cmp cmp, const void *ctx,
@@ -248,22 +268,47 @@ __u32 slot_index(const struct mp_plan *p, blk64_t blk)
 }
 
 /*
- * Records @a and @b are of one run: the same file, the same home, both
- * indirect blocks or both directory blocks.
+ * Records @a and @b are of one run: the same file, the same home, the
+ * same class (so a directory's run is apart from its indirect blocks').
  */
 int same_run(const struct planner *pl, __u32 a, __u32 b)
 {
 	return pl->rec[a].ino == pl->rec[b].ino &&
 	       pl->home[a] == pl->home[b] &&
-	       !(pl->rec[a].flags & REC_DIR) == !(pl->rec[b].flags & REC_DIR);
+	       rec_class(pl, a) == rec_class(pl, b);
 }
 
 /* ---- homes, and the slot space ------------------------------------ */
 
-/* Bucket of the processing order: a group's directories after its INDs. */
-static __u32 bucket(const struct planner *pl, __u32 i)
+/*
+ * Record classes, in a group's processing order: directory blocks bound
+ * for the head zone, indirect blocks, directory blocks for the tail.
+ */
+#define CL_HEAD		0
+#define CL_IND		1
+#define CL_DIR		2
+#define NCLASS		3
+
+/* Directory block @r goes to its group's head zone (--dirs=itable|roots). */
+int mp_rec_in_head(const struct mp_geom *g, const struct ind_rec *r)
 {
-	return 2 * pl->home[i] + !!(pl->rec[i].flags & REC_DIR);
+	if (!(r->flags & REC_DIR))
+		return 0;
+	return g->dirs == E3MP_DIRS_ITABLE ||
+	       (g->dirs == E3MP_DIRS_ROOTS && r->logical == 0);
+}
+
+static __u32 rec_class(const struct planner *pl, __u32 i)
+{
+	if (mp_rec_in_head(pl->g, &pl->rec[i]))
+		return CL_HEAD;
+	return (pl->rec[i].flags & REC_DIR) ? CL_DIR : CL_IND;
+}
+
+/* Bucket of the processing order: the group, then the class. */
+__u32 bucket(const struct planner *pl, __u32 i)
+{
+	return NCLASS * pl->home[i] + rec_class(pl, i);
 }
 
 /*
@@ -272,9 +317,10 @@ static __u32 bucket(const struct planner *pl, __u32 i)
  * indirect blocks before the directory blocks.  The scan order it starts
  * from is inode order (inodes come in group order), so under inode
  * homing the indirect blocks of a group keep it, and the directories
- * follow them in inode order, each in logical order: e2fsck pass 2 reads
- * the blocks of a group's directories in one forward sweep, and a tree
- * walk finds each directory's blocks together.
+ * follow them in a tree walk's order (dirwalk.c; else inode order),
+ * each in logical order: e2fsck pass 2 reads the blocks of a group's
+ * directories in one forward sweep, and a tree walk finds each
+ * directory's blocks together and the next directory after them.
  */
 static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
 {
@@ -282,8 +328,8 @@ static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
 	__u32 *start = NULL, i;
 	errcode_t err;
 
-	err = ext2fs_get_arrayzero(2 * g->group_count + 1, sizeof(*start),
-				   &start);
+	err = ext2fs_get_arrayzero(NCLASS * g->group_count + 1,
+				   sizeof(*start), &start);
 	if (err)
 		return err;
 	for (i = 0; i < pl->nrec; i++) {
@@ -292,17 +338,22 @@ static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
 			pl->home[i] = g->group_count - 1;
 		if (rec_kept(pl, i))
 			continue;
-		demand[pl->home[i]]++;
+		demand[2 * pl->home[i] + (rec_class(pl, i) == CL_HEAD)]++;
 		start[bucket(pl, i) + 1]++;
 		pl->norder++;
 	}
-	for (i = 0; i < 2 * g->group_count; i++)
+	for (i = 0; i < NCLASS * g->group_count; i++)
 		start[i + 1] += start[i];
 	for (i = 0; i < pl->nrec; i++)
 		if (!rec_kept(pl, i))
 			pl->order[start[bucket(pl, i)]++] = i;
+	/* start[b] is now where bucket b ends */
+	err = 0;
+	for (i = 0; !err && g->nwalk && i < NCLASS * g->group_count; i++)
+		if (i % NCLASS != CL_IND)
+			err = walk_sort(pl, i ? start[i - 1] : 0, start[i]);
 	ext2fs_free_mem(&start);
-	return 0;
+	return err;
 }
 
 /*
@@ -354,40 +405,88 @@ static __u32 zone_slots(struct planner *pl, __u32 grp, __u32 want,
 	return n;
 }
 
+/* Collect the first @want eligible blocks of group @grp's head zone. */
+static __u32 head_slots(struct planner *pl, __u32 grp, __u32 want,
+			blk64_t *out)
+{
+	blk64_t blk = mp_group_first(pl->g, grp);
+	blk64_t end = mp_head_end(pl->g, grp);
+	__u32 n = 0;
+
+	for (; n < want && blk < end; blk++)
+		if (eligible(pl, blk))
+			out[n++] = blk;
+	return n;
+}
+
+/*
+ * The slot space, group by group: the head zone's slots (directory
+ * blocks under --dirs=itable|roots), then the tail zone's, each sized by
+ * its demand plus what the previous group's zone of that kind could not
+ * take.
+ */
 static errcode_t build_geometry(struct planner *pl, const __u32 *demand)
 {
 	struct mp_plan *p = pl->p;
 	const struct mp_geom *g = pl->g;
-	__u64 carry = 0;
+	__u64 carry = 0, carry_head = 0;
+	__u32 grp, G = g->group_count;
 	errcode_t err;
-	__u32 grp;
 
-	err = ext2fs_get_arrayzero(g->group_count + 1, sizeof(*p->mc_first),
-				   &p->mc_first);
+	err = ext2fs_get_arrayzero(G + 1, sizeof(__u32), &p->mc_first);
+	if (!err)
+		err = ext2fs_get_arrayzero(G + 1, sizeof(__u32),
+					   &p->tail_first);
 	if (!err && pl->nrec)
 		err = ext2fs_get_array(pl->nrec, sizeof(*p->slot), &p->slot);
 	if (err)
 		return err;
-	for (grp = 0; grp < g->group_count; grp++) {
-		__u64 need = demand[grp] + carry;
-		__u32 got;
+	for (grp = 0; grp < G && p->slot; grp++) {
+		__u64 need_head = demand[2 * grp + 1] + carry_head;
+		__u64 need = demand[2 * grp] + carry;
+		__u32 got_head, got;
 
 		p->mc_first[grp] = p->nslot;
-		got = p->slot ? zone_slots(pl, grp, need, p->slot + p->nslot) :
-			0;
+		got_head = head_slots(pl, grp, need_head, p->slot + p->nslot);
+		p->nslot += got_head;
+		p->tail_first[grp] = p->nslot;
+		got = zone_slots(pl, grp, need, p->slot + p->nslot);
 		p->nslot += got;
+		carry_head = need_head - got_head;
 		carry = need - got;
-		if (got)
-			p->mc_groups++;
+		p->mc_groups += got + got_head > 0;
 	}
-	p->mc_first[g->group_count] = p->nslot;
+	for (; grp <= G; grp++)
+		p->mc_first[grp] = p->tail_first[grp] = p->nslot;
 	return 0;
 }
 
 /* ---- each record's slot ------------------------------------------- */
 
+/* Slot @s lies in a head zone. */
+static int slot_in_head(const struct mp_plan *p, __u32 s)
+{
+	return s < p->tail_first[mp_group_of(&p->g, p->slot[s])];
+}
+
+/* The first slot of the zone record @r goes to in its home group. */
+static __u32 region_first(const struct planner *pl, __u32 r)
+{
+	__u32 h = pl->home[r];
+
+	return rec_class(pl, r) == CL_HEAD ? pl->p->mc_first[h] :
+	       pl->p->tail_first[h];
+}
+
+/* Slot @s is free and of the zone kind record @r goes to. */
+static int slot_fits(const struct planner *pl, __u32 s, __u32 r)
+{
+	return !pl->owner[s] &&
+	       slot_in_head(pl->p, s) == (rec_class(pl, r) == CL_HEAD);
+}
+
 /* The run starting at order index @i ends before the returned index. */
-static __u32 run_end(struct planner *pl, __u32 i)
+__u32 run_end(struct planner *pl, __u32 i)
 {
 	__u32 j = i + 1;
 
@@ -396,20 +495,80 @@ static __u32 run_end(struct planner *pl, __u32 i)
 	return j;
 }
 
+/* Which of i_block[]'s IND, DIND, TIND trees record @r belongs to. */
+static int top_tree(__u64 a, const struct ind_rec *r)
+{
+	if (r->logical < EXT2_NDIR_BLOCKS + a)
+		return 0;
+	return r->logical < EXT2_NDIR_BLOCKS + a + a * a ? 1 : 2;
+}
+
+/* The last logical block of the range record @r maps: a^level blocks. */
+static __u64 range_last(__u64 a, const struct ind_rec *r)
+{
+	__u64 span = 1;
+	int l;
+
+	for (l = 0; l < r->level; l++)
+		span *= a;
+	return r->logical + span - 1;
+}
+
+static __u64 sort_apb;
+
+/*
+ * The kernel frees a file's IND tree, then its DIND tree, then its TIND
+ * tree, each block before its children and the children last to first
+ * (ext4_free_branches).  Within a tree that is the order of the ranges'
+ * last blocks, descending, a block before its children (a parent's
+ * range ends where its last child's does).
+ */
+static int cmp_delete(const void *a, const void *b)
+{
+	const struct ind_rec *x = &sort_rec[*(const __u32 *) a];
+	const struct ind_rec *y = &sort_rec[*(const __u32 *) b];
+	int c = top_tree(sort_apb, x) - top_tree(sort_apb, y);
+
+	if (!c)
+		c = mp_cmp_u64(range_last(sort_apb, y),
+			       range_last(sort_apb, x));
+	return c ? c : mp_cmp_u64(y->level, x->level);
+}
+
+/*
+ * Under --order=delete, each run of indirect blocks is put in the order
+ * the kernel frees them, so that deleting a file reads its run forward
+ * (e2fsck then reads a DIND's children backwards).  Directory blocks
+ * keep their logical order.
+ */
+static void order_for_delete(struct planner *pl)
+{
+	__u32 i, end;
+
+	sort_rec = pl->rec;
+	sort_apb = pl->g->addr_per_block;
+	for (i = 0; i < pl->norder; i = end) {
+		end = run_end(pl, i);
+		if (!(pl->rec[pl->order[i]].flags & REC_DIR))
+			mp_sort(pl->order + i, end - i, sizeof(__u32),
+			      cmp_delete);
+	}
+}
+
 /*
  * A run (a file's records with one home) stays if it sits in slots,
  * ascending, from its home MC on: as a plan leaves it.  A run only partly
  * so is laid out again; since the layout is a deterministic fill around
  * what stays, it lands where it is, so a second run still moves nothing.
  */
-static int run_in_place(struct planner *pl, __u32 i, __u32 end)
+int run_in_place(struct planner *pl, __u32 i, __u32 end)
 {
-	__u32 prev = pl->p->mc_first[pl->home[pl->order[i]]], k;
+	__u32 prev = region_first(pl, pl->order[i]), k;
 
 	for (k = i; k < end; k++) {
 		__u32 s = slot_index(pl->p, pl->rec[pl->order[k]].blk);
 
-		if (s == NO_SLOT || s < prev || pl->owner[s])
+		if (s == NO_SLOT || s < prev || !slot_fits(pl, s, pl->order[k]))
 			return 0;
 		prev = s + 1;
 	}
@@ -423,6 +582,23 @@ static void place(struct planner *pl, __u32 i, __u32 s)
 }
 
 /*
+ * Place record @r in the first slot from max(*@at, @from) on that fits
+ * it; *@at, a cursor that only moves forward, ends there.  Returns 0
+ * when no slot is left.
+ */
+static int place_next(struct planner *pl, __u32 r, __u32 *at, __u32 from)
+{
+	if (*at < from)
+		*at = from;
+	while (*at < pl->p->nslot && !slot_fits(pl, *at, r))
+		++*at;
+	if (*at == pl->p->nslot)
+		return 0;
+	place(pl, r, *at);
+	return 1;
+}
+
+/*
  * Lay out every record, in processing order, into the slot space:
  * runs in place keep their slots; the other records fill the free slots in
  * order from their home MC on, through one cursor that only moves
@@ -430,16 +606,19 @@ static void place(struct planner *pl, __u32 i, __u32 s)
  * order, files follow each other, a full MC overflows into the next
  * ones, and no slot is left behind unused.  Records the cursor cannot
  * place (the slot space ran out) take any slot still free, from the
- * first on; the rest stay where they are.
+ * first on; the rest stay where they are.  Head-zone and tail-zone
+ * records each have their own two cursors and only take slots of their
+ * kind.
  */
 static void assign_slots(struct planner *pl)
 {
 	const struct mp_plan *p = pl->p;
-	__u32 i, k, r, end, cur = 0, any = 0;
+	__u32 i, k, r, end, cur[2] = { 0, 0 }, any[2] = { 0, 0 };
+	int c;
 
 	for (i = 0; i < pl->norder; i = end) {
 		end = run_end(pl, i);
-		if (!run_in_place(pl, i, end))
+		if (!run_in_place(pl, i, end) || walk_placed(pl, i))
 			continue;
 		for (k = i; k < end; k++) {
 			r = pl->order[k];
@@ -448,25 +627,10 @@ static void assign_slots(struct planner *pl)
 	}
 	for (i = 0; i < pl->norder; i++) {
 		r = pl->order[i];
-		if (pl->rec[r].dest)
-			continue;
-		if (cur < p->mc_first[pl->home[r]])
-			cur = p->mc_first[pl->home[r]];
-		while (cur < p->nslot && pl->owner[cur])
-			cur++;
-		if (cur == p->nslot)
-			break;
-		place(pl, r, cur);
-	}
-	for (; i < pl->norder; i++) {
-		r = pl->order[i];
-		if (pl->rec[r].dest)
-			continue;
-		while (any < p->nslot && pl->owner[any])
-			any++;
-		if (any == p->nslot)
-			break;
-		place(pl, r, any);
+		c = rec_class(pl, r) == CL_HEAD;
+		if (!pl->rec[r].dest &&
+		    !place_next(pl, r, &cur[c], region_first(pl, r)))
+			place_next(pl, r, &any[c], 0);
 	}
 	for (i = 0; i < pl->nrec; i++)
 		if (!pl->rec[i].dest)
@@ -478,6 +642,14 @@ static void assign_slots(struct planner *pl)
 /* Inside a metacluster: where @blk counts as packed. */
 static int in_mc(struct planner *pl, blk64_t blk)
 {
+	__u32 s = slot_index(pl->p, blk);
+
+	return s != NO_SLOT && !slot_in_head(pl->p, s);
+}
+
+/* In a head or tail zone's slots: where a directory block counts. */
+static int in_region(struct planner *pl, blk64_t blk)
+{
 	return slot_index(pl->p, blk) != NO_SLOT;
 }
 
@@ -488,9 +660,11 @@ static void count_figures(struct planner *pl)
 
 	for (i = 0; i < pl->nrec; i++) {
 		if (pl->rec[i].flags & REC_DIR) {
+			/* (outside: no slot left, or no room to empty it) */
 			p->dir_blocks++;
-			p->dir_before += in_mc(pl, pl->rec[i].blk);
-			p->dir_after += in_mc(pl, pl->rec[i].dest);
+			p->dir_before += in_region(pl, pl->rec[i].blk);
+			p->dir_after += in_region(pl, pl->rec[i].dest);
+			p->dir_no_space += !in_region(pl, pl->rec[i].dest);
 			continue;
 		}
 		p->before.in_mc += in_mc(pl, pl->rec[i].blk);
@@ -531,6 +705,29 @@ blk64_t mp_zone_first(const struct mp_geom *g, __u32 grp)
 	if (zone == 0)
 		zone = 1;
 	return first + len - zone;
+}
+
+/*
+ * The end (exclusive) of group @grp's head zone: as many blocks as the
+ * tail zone after the metadata at the group's start, never into the tail
+ * zone.  Empty unless directories go there.
+ */
+blk64_t mp_head_end(const struct mp_geom *g, __u32 grp)
+{
+	blk64_t first = mp_group_first(g, grp), zone = mp_zone_first(g, grp);
+	blk64_t end = first + g->head_meta + (mp_group_last(g, grp) + 1 - zone);
+
+	if (g->dirs != E3MP_DIRS_ITABLE && g->dirs != E3MP_DIRS_ROOTS)
+		return first;
+	return end < zone ? end : zone;
+}
+
+/* @blk lies in its group's tail zone or head zone. */
+int mp_in_zone(const struct mp_geom *g, blk64_t blk)
+{
+	__u32 grp = mp_group_of(g, blk);
+
+	return blk >= mp_zone_first(g, grp) || blk < mp_head_end(g, grp);
 }
 
 /*

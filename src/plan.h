@@ -8,6 +8,8 @@
 #ifndef E3MP_PLAN_H
 #define E3MP_PLAN_H
 
+#include <stdlib.h>
+
 #include <ext2fs/ext2fs.h>
 
 /* (cli.c parses --home by this order) */
@@ -17,9 +19,32 @@ enum e3mp_homing {
 	E3MP_HOME_INLINE	/* as inode, but first INDs stay in line */
 };
 
+/*
+ * (cli.c parses --order by this order) The order of a file's run of
+ * indirect blocks in its metacluster: as e2fsck's pass 1 reads them
+ * (pre-order, children first to last), or as the kernel frees them when
+ * the file is deleted or truncated (pre-order, children last to first).
+ */
+enum e3mp_order {
+	E3MP_ORDER_FSCK = 0,
+	E3MP_ORDER_DELETE
+};
+
+/* Where directory blocks go (cli.c parses --dirs by this order). */
+enum e3mp_dirs {
+	E3MP_DIRS_LEAVE = 0,	/* not recorded: they stay */
+	E3MP_DIRS_PACK,		/* after the group's INDs, at its end */
+	E3MP_DIRS_ITABLE,	/* right after the group's inode table */
+	E3MP_DIRS_ROOTS		/* block 0 there, the rest as pack */
+};
+
 #define REC_IN_INODE	0x01	/* pointer lives in i_block[], not a block */
 #define REC_DIR		0x02	/* a directory block, level 0 */
 #define REC_OF_DIR	0x04	/* an IND/DIND/TIND of such a dir */
+#define REC_HASHED	0x08	/* a REC_DIR of a dir read in hash order */
+
+/* No rank in the tree walk's order (struct mp_geom's walk_rank). */
+#define WALK_NONE	((__u32) -1)
 
 /*
  * One indirect block, as the scan found it (32 bytes).  Under --dirs=pack
@@ -75,6 +100,19 @@ struct mp_geom {
 	__u32		group_count;
 	blk64_t		free_blocks;	/* free in the block bitmap */
 	unsigned int	mc_max_pct;	/* tail zone: this % of a group */
+	__u32		addr_per_block;	/* block numbers in a block */
+	enum e3mp_order	order;		/* of the blocks of a run */
+	enum e3mp_dirs	dirs;		/* where REC_DIR records go */
+	__u32		head_meta;	/* fixed metadata at a group's start */
+	/*
+	 * Directories in a tree walk's order (dirwalk.c): walk_rank[i] is
+	 * the rank of directory walk_ino[i] (ascending), WALK_NONE if no
+	 * walk reaches it.  A group's directories are laid out in rank
+	 * order; none (nwalk 0): in inode order.
+	 */
+	const __u32	*walk_ino;
+	const __u32	*walk_rank;
+	__u32		nwalk;
 };
 
 /*
@@ -102,6 +140,7 @@ struct mp_plan {
 	blk64_t		*slot;		/* all metacluster blocks, ascending */
 	__u32		nslot;
 	__u32		*mc_first;	/* group -> first index in slot[] */
+	__u32		*tail_first;	/* group -> first of its tail zone */
 	struct mp_move	*mv[2];		/* round 1, round 2 */
 	__u32		nmv[2];
 	/* figures for the report */
@@ -113,7 +152,7 @@ struct mp_plan {
 	__u64		no_space;	/* ... of which for want of space */
 	__u64		kept_inline;	/* first INDs the inline rule keeps */
 	struct mp_figures before, after;
-	/* directory blocks (REC_DIR records), under --dirs=pack */
+	/* directory blocks (REC_DIR records), under --dirs other than leave */
 	__u64		dir_blocks;	/* recorded */
 	__u64		dir_moved;	/* into their region */
 	__u64		dir_no_space;	/* ... left, no free space */
@@ -126,14 +165,28 @@ blk64_t mp_group_first(const struct mp_geom *g, __u32 grp);
 blk64_t mp_group_last(const struct mp_geom *g, __u32 grp);
 __u32 mp_group_of(const struct mp_geom *g, blk64_t blk);
 blk64_t mp_zone_first(const struct mp_geom *g, __u32 grp);
+blk64_t mp_head_end(const struct mp_geom *g, __u32 grp);
+int mp_in_zone(const struct mp_geom *g, blk64_t blk);
 __u32 mp_home(const struct mp_geom *g, enum e3mp_homing h,
 	      const struct ind_rec *r);
 int mp_rec_kept(enum e3mp_homing h, const struct ind_rec *r);
+int mp_rec_in_head(const struct mp_geom *g, const struct ind_rec *r);
 
 /* Three-way comparison of block numbers and other keys, for sorting. */
 static inline int mp_cmp_u64(__u64 a, __u64 b)
 {
 	return (a > b) - (a < b);
+}
+
+/*
+ * qsort() for arrays that may be empty and so never allocated: C leaves
+ * qsort(NULL, 0, ...) undefined, and one or no element is sorted anyway.
+ */
+static inline void mp_sort(void *base, size_t n, size_t size,
+			   int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
 }
 
 /*
@@ -144,6 +197,8 @@ static inline int mp_cmp_u64(__u64 a, __u64 b)
 typedef int (*mp_bsearch_cmp)(const void *ctx, __u32 i, blk64_t key);
 int mp_bsearch(__u32 n, blk64_t key, mp_bsearch_cmp cmp, const void *ctx,
 	       __u32 *at);
+
+__u32 mp_find_u32(const __u32 *a, __u32 n, __u32 key);
 
 errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
 			enum e3mp_homing homing, struct ind_rec *rec,

@@ -13,6 +13,28 @@
 #endif
 #include "e3metapack.h"
 
+/*
+ * The most blocks any group's own metadata takes at its start (backup
+ * superblock, descriptors, bitmaps, inode table): the head zone, where
+ * --dirs=itable puts directories, begins after it.  An inode table
+ * outside its group (flex_bg) does not count.
+ */
+static __u32 head_meta(ext2_filsys fs)
+{
+	__u32 grp, most = 0;
+
+	for (grp = 0; grp < fs->group_desc_count; grp++) {
+		blk64_t first = ext2fs_group_first_block2(fs, grp);
+		blk64_t it = ext2fs_inode_table_loc(fs, grp);
+		blk64_t end = it + fs->inode_blocks_per_group;
+
+		if (it >= first && end <= ext2fs_group_last_block2(fs, grp) &&
+		    end - first > most)
+			most = end - first;
+	}
+	return most;
+}
+
 void planfeed_geometry(struct e3mp *mp)
 {
 	struct ext2_super_block *sb = mp->fs->super;
@@ -23,6 +45,10 @@ void planfeed_geometry(struct e3mp *mp)
 	mp->geom.inodes_per_group = sb->s_inodes_per_group;
 	mp->geom.group_count = mp->fs->group_desc_count;
 	mp->geom.mc_max_pct = mp->opt.mc_max_pct;
+	mp->geom.addr_per_block = mp->fs->blocksize / sizeof(__u32);
+	mp->geom.order = mp->opt.order;
+	mp->geom.dirs = mp->opt.dirs;
+	mp->geom.head_meta = head_meta(mp->fs);
 }
 
 struct space {

@@ -37,6 +37,7 @@ struct planner {
 	__u8			*rnd;		/* per record: RND_* */
 	__u32			*cursor;	/* per group evacuation hint */
 	__u32			*next_live;	/* skips exhausted groups */
+	__u8			*fresh;		/* order index: laid out afresh */
 	enum e3mp_homing	homing;
 };
 
@@ -45,6 +46,9 @@ __u32 rec_at(const struct planner *pl, blk64_t blk);
 const struct data_ext *ext_at(const struct planner *pl, blk64_t blk);
 __u32 slot_index(const struct mp_plan *p, blk64_t blk);
 int same_run(const struct planner *pl, __u32 a, __u32 b);
+__u32 bucket(const struct planner *pl, __u32 i);
+__u32 run_end(struct planner *pl, __u32 i);
+int run_in_place(struct planner *pl, __u32 i, __u32 end);
 
 static inline int rec_moves(const struct ind_rec *r)
 {
@@ -56,6 +60,11 @@ static inline int rec_kept(const struct planner *pl, __u32 i)
 {
 	return mp_rec_kept(pl->homing, &pl->rec[i]);
 }
+
+/* walkorder.c */
+errcode_t walk_sort(struct planner *pl, __u32 lo, __u32 hi);
+errcode_t walk_decide(struct planner *pl);
+int walk_placed(const struct planner *pl, __u32 i);
 
 /* evacuate.c */
 void evac_init(struct planner *pl);

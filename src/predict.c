@@ -10,7 +10,8 @@
 #endif
 #include "e3metapack.h"
 
-static void group_io(void *priv, __u32 grp, struct mp_group_io *out)
+/* What e2fsck, and the inode scan, read of group @grp. */
+void predict_group_io(void *priv, __u32 grp, struct mp_group_io *out)
 {
 	struct e3mp *mp = priv;
 	ext2_filsys fs = mp->fs;
@@ -48,7 +49,7 @@ static int next_dir(void *priv, int list, blk64_t start, blk64_t *out)
 }
 
 static const struct mp_fsck_ops fsck_ops = {
-	.group = group_io,
+	.group = predict_group_io,
 	.next_dir = next_dir,
 };
 
@@ -97,6 +98,7 @@ errcode_t predict_fsck(struct e3mp *mp)
 	errcode_t err;
 
 	err = special_blocks(mp, &v);
+	mp->journal_sb = v.journal_sb;
 	if (!err)
 		err = mp_predict_fsck(&v, &mp->opt.disk, mp->rec, mp->nrec, 0,
 				      &mp->pred[0]);

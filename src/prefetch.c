@@ -95,7 +95,7 @@ static void want_trim(struct prefetch *pf)
 {
 	__u32 i, j;
 
-	qsort(pf->want, pf->nwant, sizeof(*pf->want), cmp_want);
+	mp_sort(pf->want, pf->nwant, sizeof(*pf->want), cmp_want);
 	for (i = j = 0; i < pf->nwant; i++)
 		if (!j || pf->want[i].blk != pf->want[j - 1].blk)
 			pf->want[j++] = pf->want[i];
@@ -105,14 +105,48 @@ static void want_trim(struct prefetch *pf)
 }
 
 /*
- * Read the level in runs of neighbouring blocks.  A read that fails
- * fails the scan, as the walk's own would (io.c notes it, with the
- * request's first block).  *first: the level's first slot.
+ * One more block to read after a run that ends with a DIND, if there is
+ * room: the allocators put a DIND's first IND right after it (ext3's
+ * ext3_alloc_branch, mke2fs -d, e3metapack's own runs), so reading it
+ * with the DIND spares the next level a seek back to it.  @room: cache
+ * slots left for this run and the rest of the level.
+ */
+static __u32 run_extra(const struct prefetch *pf, ext2_filsys fs,
+		       __u32 last, __u32 room)
+{
+	blk64_t next = pf->want[last].blk + 1;
+
+	return pf->want[last].depth == 2 && room > 0 &&
+	       next < ext2fs_blocks_count(fs->super);
+}
+
+/* Note the blocks of a run just read into the slots from pf->n on. */
+static void run_note(struct prefetch *pf, __u32 i, __u32 len, __u32 extra)
+{
+	__u32 k;
+
+	for (k = 0; k < len + extra; k++) {
+		struct pf_slot *s = &pf->byblk[pf->n + k];
+
+		s->blk = pf->want[i].blk + k;
+		s->slot = pf->n + k;
+		s->depth = k < len ? pf->want[i + k].depth : 0;
+	}
+	pf->n += len + extra;
+}
+
+/*
+ * Read the level in runs of neighbouring blocks, in block order (so the
+ * level's slots are sorted by block).  A read that fails fails the scan,
+ * as the walk's own would (io.c notes it, with the request's first
+ * block); a run read with one block more that fails is read again
+ * without it, since the walk may never read that block.  *first: the
+ * level's first slot.
  */
 static errcode_t level_read(struct prefetch *pf, ext2_filsys fs,
 			    __u32 *first)
 {
-	__u32 i, len;
+	__u32 i, len, extra;
 	errcode_t err;
 
 	*first = pf->n;
@@ -120,29 +154,37 @@ static errcode_t level_read(struct prefetch *pf, ext2_filsys fs,
 		for (len = 1; i + len < pf->nwant &&
 		     pf->want[i + len].blk == pf->want[i].blk + len; len++)
 			;
-		err = io_channel_read_blk64(fs->io, pf->want[i].blk, len,
-					    pf->data + (size_t) pf->n * pf->bs);
+		extra = run_extra(pf, fs, i + len - 1,
+				  pf->cap - pf->n - (pf->nwant - i));
+		err = io_channel_read_blk64(fs->io, pf->want[i].blk,
+					    len + extra, pf->data +
+					    (size_t) pf->n * pf->bs);
+		if (err && extra)
+			err = io_channel_read_blk64(fs->io, pf->want[i].blk,
+						    len, pf->data +
+						    (size_t) pf->n * pf->bs);
 		if (err)
 			return err;
-		pf->n += len;
-	}
-	for (i = 0; i < pf->nwant; i++) {
-		pf->byblk[*first + i].blk = pf->want[i].blk;
-		pf->byblk[*first + i].slot = *first + i;
-		pf->byblk[*first + i].depth = pf->want[i].depth;
+		run_note(pf, i, len, extra);
 	}
 	return 0;
 }
 
+static int cmp_slot(const void *ctx, __u32 i, blk64_t key);
+
 /*
  * The pointers in the level just read (slots from @first on) that lead
- * to more pointers: the next level's wants.
+ * to more pointers: the next level's wants, less the blocks this level
+ * has already read (a DIND's first IND, read with it).
  */
 static errcode_t level_next(struct prefetch *pf, ext2_filsys fs, __u32 first)
 {
-	__u32 addr = pf->bs / sizeof(__u32), i, k;
+	struct prefetch level = *pf;
+	__u32 addr = pf->bs / sizeof(__u32), i, k, at;
 	errcode_t err = 0;
 
+	level.byblk += first;
+	level.n -= first;
 	pf->nwant = 0;
 	for (i = first; i < pf->n && !err; i++) {
 		const __u32 *p = (const __u32 *)
@@ -150,9 +192,13 @@ static errcode_t level_next(struct prefetch *pf, ext2_filsys fs, __u32 first)
 
 		if (pf->byblk[i].depth < 2)
 			continue;
-		for (k = 0; k < addr && !err; k++)
-			err = want_add(pf, fs, ext2fs_le32_to_cpu(p[k]),
-				       pf->byblk[i].depth - 1);
+		for (k = 0; k < addr && !err; k++) {
+			blk64_t blk = ext2fs_le32_to_cpu(p[k]);
+
+			if (!mp_bsearch(level.n, blk, cmp_slot, &level, &at))
+				err = want_add(pf, fs, blk,
+					       pf->byblk[i].depth - 1);
+		}
 	}
 	return err;
 }
@@ -221,7 +267,7 @@ errcode_t prefetch_read(struct e3mp *mp)
 		if (!err)
 			err = level_next(pf, mp->fs, first);
 	}
-	qsort(pf->byblk, pf->n, sizeof(*pf->byblk), cmp_byblk);
+	mp_sort(pf->byblk, pf->n, sizeof(*pf->byblk), cmp_byblk);
 	return err;
 }
 

@@ -24,6 +24,14 @@ static errcode_t step_done(struct e3mp *mp, enum e3mp_prep_step step,
 	return err;
 }
 
+/* The scan, then the directories' walk order it lets the plan use. */
+static errcode_t scan_volume(struct e3mp *mp)
+{
+	errcode_t err = inode_scan_and_record(mp);
+
+	return err ? err : dirs_walk_order(mp);
+}
+
 errcode_t volume_prepare(struct e3mp *mp)
 {
 	errcode_t err;
@@ -38,7 +46,7 @@ errcode_t volume_prepare(struct e3mp *mp)
 	planfeed_geometry(mp);
 	/* a failed read of an indirect block may not reach the scan */
 	err = step_done(mp, E3MP_PREP_SCAN,
-			io_checked(mp, inode_scan_and_record(mp)));
+			io_checked(mp, scan_volume(mp)));
 	/* (planning works on the bitmaps in memory: no I/O to check) */
 	if (!err)
 		err = step_done(mp, E3MP_PREP_PLAN, planfeed_plan(mp));
@@ -47,5 +55,8 @@ errcode_t volume_prepare(struct e3mp *mp)
 				io_checked(mp, predict_fsck(mp)));
 	if (!err)
 		err = step_done(mp, E3MP_PREP_UNDO, undo_space_check(mp));
+	/* (after the undo step: the undo unit shapes the run's reads) */
+	if (!err)
+		err = step_done(mp, E3MP_PREP_TOOL, predict_tool(mp));
 	return err;
 }

@@ -24,6 +24,12 @@ const char *volume_label(const struct e3mp *mp)
 	return buf;
 }
 
+/* The --order value in force. */
+static const char *order_name(enum e3mp_order o)
+{
+	return o == E3MP_ORDER_DELETE ? "delete" : "fsck";
+}
+
 /* The --home value in force: the rule the report calls "rule". */
 static const char *homing_name(enum e3mp_homing h)
 {
@@ -91,6 +97,23 @@ static void json_prediction(FILE *f, const char *name,
 		(unsigned long long) x->seeks);
 }
 
+/* "tool_ms": the run's own time on the model disk; null: nothing moves. */
+static void json_tool(const struct e3mp *mp, FILE *f)
+{
+	const struct mp_tool_prediction *t = &mp->tool;
+
+	if (!t->valid) {
+		fputs(",\"tool_ms\":null", f);
+		return;
+	}
+	fprintf(f, ",\"tool_ms\":{\"scan\":%.1f,\"read\":%.1f,"
+		"\"write\":%.1f,\"total\":%.1f,\"reads\":%llu,"
+		"\"writes\":%llu,\"seeks\":%llu,\"undo_unit\":%u}",
+		t->scan_ms, t->read_ms, t->write_ms, t->total_ms,
+		(unsigned long long) t->reads, (unsigned long long) t->writes,
+		(unsigned long long) t->seeks, mp->undo_unit);
+}
+
 /* "predicted": e2fsck -fn's time on the model disk, before and after. */
 static void json_predicted(const struct e3mp *mp, FILE *f)
 {
@@ -104,6 +127,7 @@ static void json_predicted(const struct e3mp *mp, FILE *f)
 	json_prediction(f, "before_ms", &mp->pred[0]);
 	fputc(',', f);
 	json_prediction(f, "after_ms", &mp->pred[1]);
+	json_tool(mp, f);
 	fputc('}', f);
 }
 
@@ -129,7 +153,7 @@ void report_json_failure(const struct e3mp *mp, FILE *f, const char *status,
 
 /*
  * "directories": what --dirs did.  The in-region figures are those of
- * the plan, so they exist only under --dirs=pack.
+ * the plan, so they exist only when --dirs is not leave.
  */
 static void json_dirs(const struct e3mp *mp, FILE *f)
 {
@@ -137,12 +161,12 @@ static void json_dirs(const struct e3mp *mp, FILE *f)
 
 	fprintf(f, "\"directories\":{\"mode\":\"%s\",\"block_mapped\":%llu,"
 		"\"blocks\":%llu,\"moved\":%llu,\"no_space\":%llu,",
-		mp->opt.dirs_pack ? "pack" : "leave",
+		e3mp_dirs_words[mp->opt.dirs],
 		(unsigned long long) mp->st.dirs_mapped,
 		(unsigned long long) mp->st.dir_blocks,
 		(unsigned long long) p->dir_moved,
 		(unsigned long long) p->dir_no_space);
-	if (mp->opt.dirs_pack)
+	if (mp->opt.dirs)
 		fprintf(f, "\"in_region_before\":%llu,"
 			"\"in_region_after\":%llu},",
 			(unsigned long long) p->dir_before,
@@ -220,10 +244,12 @@ static void report_json(struct e3mp *mp, FILE *f, const char *status,
 
 	json_head(mp, f);
 	fprintf(f, ",\"block_size\":%u,\"groups\":%u,\"homing\":\"%s\","
-		"\"rule\":\"%s\",\"mc_max_pct\":%u,\"dry_run\":%s,",
+		"\"rule\":\"%s\",\"order\":\"%s\",\"mc_max_pct\":%u,"
+		"\"dry_run\":%s,",
 		mp->fs ? mp->fs->blocksize : 0, mp->geom.group_count,
 		homing_name(mp->opt.homing), homing_name(mp->opt.homing),
-		mp->opt.mc_max_pct, mp->opt.dry_run ? "true" : "false");
+		order_name(mp->opt.order), mp->opt.mc_max_pct,
+		mp->opt.dry_run ? "true" : "false");
 	json_scan(mp, f);
 	json_figures(f, "before", &p->before);
 	fputc(',', f);
@@ -251,7 +277,7 @@ static void text_row(FILE *f, const char *what, __u64 before, __u64 after)
 		(unsigned long long) before, (unsigned long long) after);
 }
 
-/* Under --dirs=pack: the directory blocks, and where they are. */
+/* Under --dirs other than leave: the directory blocks, and where. */
 static void report_dirs(const struct e3mp *mp, FILE *f, const char *verb)
 {
 	const struct mp_plan *p = &mp->plan;
@@ -278,6 +304,23 @@ static int text_time(char *buf, size_t len, double before, double after)
 	if (!strcmp(a, b))
 		return snprintf(buf, len, "%s", a);
 	return snprintf(buf, len, "%s -> %s", a, b);
+}
+
+/* The run's own time on the same disk. */
+static void text_tool(const struct e3mp *mp, FILE *f)
+{
+	const struct mp_tool_prediction *t = &mp->tool;
+
+	if (!t->valid) {
+		fputs("e3metapack itself: nothing to move\n", f);
+		return;
+	}
+	fprintf(f, "e3metapack itself: about %.2f s on the same disk "
+		"(reads %.2f s, writes %.2f s)\n", t->total_ms / 1000,
+		t->read_ms / 1000, t->write_ms / 1000);
+	fprintf(f, "  the scan %.2f s; %s\n", t->scan_ms / 1000,
+		mp->undo_unit ? "the undo manager's reads included" :
+		"no undo file");
 }
 
 /* The prediction: the totals, then where the time goes, wrapped. */
@@ -307,6 +350,7 @@ static void text_predicted(const struct e3mp *mp, FILE *f)
 		col += fprintf(f, "%s%s", col ? " " : "  ", part);
 	}
 	fputc('\n', f);
+	text_tool(mp, f);
 }
 
 /* The volume, and the options that shape the plan. */
@@ -316,12 +360,11 @@ static void text_volume(const struct e3mp *mp, FILE *f)
 		"metacluster at most %u%% of a group\n", volume_label(mp),
 		mp->fs->blocksize, mp->geom.group_count,
 		homing_name(mp->opt.homing), mp->opt.mc_max_pct);
+	fprintf(f, "Layout rule: %s", homing_name(mp->opt.homing));
 	if (mp->opt.homing == E3MP_HOME_INLINE)
-		fprintf(f, "Layout rule: inline (%llu first IND blocks stay "
-			"where they are)\n",
+		fprintf(f, " (%llu first IND blocks stay where they are)",
 			(unsigned long long) mp->plan.kept_inline);
-	else
-		fprintf(f, "Layout rule: %s\n", homing_name(mp->opt.homing));
+	fprintf(f, ", %s order\n", order_name(mp->opt.order));
 }
 
 /* What the scan found: the inodes, and their indirect blocks. */
@@ -376,7 +419,7 @@ static void report_text(struct e3mp *mp, FILE *f)
 	text_volume(mp, f);
 	text_scan(mp, f);
 	text_plan(mp, f, verb);
-	if (mp->opt.dirs_pack)
+	if (mp->opt.dirs)
 		report_dirs(mp, f, verb);
 	text_predicted(mp, f);
 	if (mp->undo_bound)

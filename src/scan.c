@@ -37,6 +37,7 @@ struct scan_ctx {
 	int		is_dir;		/* note blocks for pass 2 */
 	int		is_symlink;	/* note block for pass 1 */
 	int		is_htree;	/* ... its root, too */
+	int		hashed;		/* readdir returns hash order */
 	__u32		pending;	/* first record without a data group */
 	__u32		addr;		/* block pointers per block */
 	__u64		dind_logical;	/* first logical block of current DIND */
@@ -145,7 +146,8 @@ static errcode_t record_dir(struct scan_ctx *sc, blk64_t blk,
 		return err;
 	r->data_group = mp_group_of(&sc->g, blk);
 	r->level = 0;
-	r->flags = REC_DIR | (ref ? 0 : REC_IN_INODE);
+	r->flags = REC_DIR | (ref ? 0 : REC_IN_INODE) |
+		   (sc->hashed ? REC_HASHED : 0);
 	/* (the next data block gives the pending INDs their group) */
 	sc->pending = sc->mp->nrec;
 	return 0;
@@ -165,7 +167,7 @@ static errcode_t record_data(struct scan_ctx *sc, blk64_t blk, blk64_t ref)
 	mp->st.data_blocks++;
 	if (sc->dir_count)
 		mp->st.dir_blocks++;
-	if (!sc->record_data || blk < mp_zone_first(&sc->g, grp))
+	if (!sc->record_data || !mp_in_zone(&sc->g, blk))
 		return 0;
 	if (!nanchor && e && e->ino == sc->ino && e->start + e->len == blk &&
 	    e->parent == ref && e->len < 0xFFFFFFFFU) {
@@ -488,10 +490,15 @@ static void set_recording(struct scan_ctx *sc, enum inode_kind kind,
 	/* e2fsck pass 1 checks an htree's root (handle_htree) */
 	sc->is_htree = sc->is_dir && (inode->i_flags & EXT2_INDEX_FL) &&
 		       ext2fs_has_feature_dir_index(sc->mp->fs->super);
+	/* ext4_readdir(): is_dx_dir(), an htree or a one-block directory */
+	sc->hashed = sc->is_dir &&
+		     ext2fs_has_feature_dir_index(sc->mp->fs->super) &&
+		     ((inode->i_flags & EXT2_INDEX_FL) ||
+		      EXT2_I_SIZE(inode) == sc->mp->fs->blocksize);
 	sc->dir_count = kind == K_MOVABLE && sc->is_dir;
 	sc->mp->st.dirs_mapped += sc->dir_count;
 	/* (a recorded directory block is a record, not a data run) */
-	sc->dir = sc->dir_count && sc->mp->opt.dirs_pack;
+	sc->dir = sc->dir_count && sc->mp->opt.dirs;
 	sc->record_data = kind == K_MOVABLE && !sc->dir;
 }
 

@@ -30,6 +30,9 @@
  *    at its destination if it moves in the same round (the pointer is
  *    rewritten in the copy), else where the earlier round left it.
  * Nothing else is written; an inode bitmap never changes.
+ *
+ * The same walk lists, for the prediction of the run's own time
+ * (predtool.c), the blocks each round's pointer switch writes.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -48,6 +51,10 @@ struct bound {
 	__u32		n, alloc;
 	struct mp_move	*by_from[2];	/* each round's moves, by source */
 	__u32		nmv[2];
+	/* undo_pointer_writes(): list round @round's pointer blocks */
+	int		round;		/* -1: count units instead */
+	struct mp_ptr_write *pw;
+	__u32		npw, pw_alloc;
 };
 
 static errcode_t add_bytes(struct bound *b, __u64 start, __u64 len)
@@ -160,7 +167,7 @@ static blk64_t where(const struct bound *b, int r, blk64_t blk)
 }
 
 /* The block holding inode @ino. */
-static blk64_t inode_block(ext2_filsys fs, ext2_ino_t ino)
+blk64_t inode_table_block(ext2_filsys fs, ext2_ino_t ino)
 {
 	dgrp_t g = (ino - 1) / fs->super->s_inodes_per_group;
 	__u64 at = (__u64) ((ino - 1) % fs->super->s_inodes_per_group) *
@@ -169,17 +176,40 @@ static blk64_t inode_block(ext2_filsys fs, ext2_ino_t ino)
 	return ext2fs_inode_table_loc(fs, g) + at / fs->blocksize;
 }
 
+static errcode_t add_ptr(struct bound *b, __u32 ino, blk64_t blk,
+			 int in_inode)
+{
+	errcode_t err;
+
+	if (b->npw == b->pw_alloc) {
+		__u32 want = b->pw_alloc ? 2 * b->pw_alloc : 1024;
+
+		err = ext2fs_resize_array(sizeof(*b->pw), b->pw_alloc, want,
+					  &b->pw);
+		if (err)
+			return err;
+		b->pw_alloc = want;
+	}
+	b->pw[b->npw].blk = blk;
+	b->pw[b->npw].ino = ino;
+	b->pw[b->npw++].in_inode = in_inode;
+	return 0;
+}
+
 /* A move in round @r of a block whose pointer is in @parent (0: inode). */
 static errcode_t add_move(struct bound *b, int r, const struct mp_move *m,
 			  blk64_t parent)
 {
-	errcode_t err = add_dest(b, m->to);
+	blk64_t ptr = parent ? where(b, r, parent) :
+			       inode_table_block(b->fs, m->ino);
+	errcode_t err;
 
-	if (err)
-		return err;
-	if (!parent)
-		return add_block(b, inode_block(b->fs, m->ino), 1);
-	return add_block(b, where(b, r, parent), 1);
+	if (b->round >= 0)
+		return r == b->round ? add_ptr(b, m->ino, ptr, !parent) : 0;
+	err = add_dest(b, m->to);
+	if (!err)
+		err = add_block(b, ptr, 1);
+	return err;
 }
 
 /* Each indirect block's moves; its parent is found in scan (pre-)order. */
@@ -261,7 +291,7 @@ static errcode_t sort_moves(struct bound *b, const struct mp_plan *p)
 			break;
 		memcpy(b->by_from[r], p->mv[r],
 		       p->nmv[r] * sizeof(struct mp_move));
-		qsort(b->by_from[r], p->nmv[r], sizeof(struct mp_move),
+		mp_sort(b->by_from[r], p->nmv[r], sizeof(struct mp_move),
 		      cmp_from);
 	}
 	return err;
@@ -271,7 +301,8 @@ static errcode_t sort_moves(struct bound *b, const struct mp_plan *p)
 errcode_t undo_bound(const struct e3mp *mp, __u32 unit, __u64 *bytes)
 {
 	struct bound b = { .fs = mp->fs, .unit = unit,
-			   .offset = mp->part ? mp->part->offset : 0 };
+			   .offset = mp->part ? mp->part->offset : 0,
+			   .round = -1 };
 	__u64 n = 0, i, keys_per_block = UNDO_KEYS_PER_BLOCK(unit);
 	errcode_t err;
 
@@ -283,7 +314,7 @@ errcode_t undo_bound(const struct e3mp *mp, __u32 unit, __u64 *bytes)
 	if (!err)
 		err = add_data_moves(&b, mp);
 	if (!err) {
-		qsort(b.u, b.n, sizeof(*b.u), cmp_u64);
+		mp_sort(b.u, b.n, sizeof(*b.u), cmp_u64);
 		for (i = 0; i < b.n; i++)
 			n += !i || b.u[i] != b.u[i - 1];
 		*bytes = (__u64) unit * (3 + n + n / keys_per_block);
@@ -291,5 +322,30 @@ errcode_t undo_bound(const struct e3mp *mp, __u32 unit, __u64 *bytes)
 	ext2fs_free_mem(&b.u);
 	ext2fs_free_mem(&b.by_from[0]);
 	ext2fs_free_mem(&b.by_from[1]);
+	return err;
+}
+
+/*
+ * The blocks round @round's pointer switch (fixptr.c) writes, one entry
+ * per move, unsorted and repeated: what undo_bound() counts besides the
+ * copies and the superblock, descriptors and bitmaps.  For predtool.c.
+ */
+errcode_t undo_pointer_writes(const struct e3mp *mp, int round,
+			      struct mp_ptr_write **pw, __u32 *n)
+{
+	struct bound b = { .fs = mp->fs, .round = round };
+	errcode_t err;
+
+	err = sort_moves(&b, &mp->plan);
+	if (!err)
+		err = add_ind_moves(&b, mp);
+	if (!err)
+		err = add_data_moves(&b, mp);
+	ext2fs_free_mem(&b.by_from[0]);
+	ext2fs_free_mem(&b.by_from[1]);
+	if (err)
+		ext2fs_free_mem(&b.pw);
+	*pw = b.pw;
+	*n = err ? 0 : b.npw;
 	return err;
 }

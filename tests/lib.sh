@@ -529,6 +529,30 @@ count_indirect() {
 		}'
 }
 
+# child_steps IMG MANIFEST: independently of the tool (stat_inodes),
+# how the IND blocks under each DIND follow each other on disk, in
+# logical order: "UP DOWN", the number of steps to a higher block and to
+# a lower one, over all DINDs.  After --order=fsck they go up; after
+# --order=delete, down.
+child_steps() {
+	stat_inodes "$1" "$2" | awk '
+		/^Inode: [0-9]+ / { prev = 0 }
+		{
+			n = split($0, part, ", ")
+			for (k = 1; k <= n; k++) {
+				if (part[k] ~ /^\((DIND|TIND)\):/) {
+					prev = 0
+				} else if (part[k] ~ /^\(IND\):/) {
+					b = substr(part[k], 7) + 0
+					if (prev && b > prev) up++
+					if (prev && b < prev) down++
+					prev = b
+				}
+			}
+		}
+		END { printf "%d %d\n", up, down }'
+}
+
 # dir_blocks IMG MANIFEST: "INO BLOCK BLOCK ..." for every directory in
 # MANIFEST, its data blocks in logical order as debugfs stat lists them
 # (a reader independent of the tool; an extent-mapped one lists none),
@@ -556,18 +580,35 @@ dir_blocks() {
 		END { out() }' | LC_ALL=C sort
 }
 
-# dirs_scattered IMG MANIFEST: independently of the tool (dir_blocks),
-# print one line per block-mapped directory whose data blocks are not
-# one contiguous run in logical order ("INO FIRST-BREAK"); nothing when
-# every directory is packed.
+# dirs_scattered IMG MANIFEST [FROM]: independently of the tool
+# (dir_blocks), print one line per block-mapped directory whose data
+# blocks from logical block FROM (0) on are not one contiguous run in
+# logical order ("INO FIRST-BREAK"); nothing when every directory is
+# packed.  (--dirs=roots puts block 0 apart: FROM 1, see dirs_run_from.)
 dirs_scattered() {
-	dir_blocks "$1" "$2" | awk '{
-		for (k = 3; k <= NF; k++)
+	dir_blocks "$1" "$2" | awk -v from="${3:-0}" '{
+		for (k = 3 + from; k <= NF; k++)
 			if ($k != $(k - 1) + 1) {
 				print $1, $(k - 1) + 1
 				break
 			}
 	}'
+}
+
+# dirs_mode ARG...: the --dirs mode the tool runs under with these
+# arguments (its default when none is given).
+dirs_mode() {
+	local a m=roots
+	for a; do
+		case $a in --dirs=*) m=${a#--dirs=} ;; esac
+	done
+	echo "$m"
+}
+
+# dirs_run_from MODE: the logical block from which each directory is one
+# run after a repack under --dirs=MODE (dirs_scattered's FROM).
+dirs_run_from() {
+	case $1 in roots) echo 1 ;; *) echo 0 ;; esac
 }
 
 # ---- JSON ----------------------------------------------------------

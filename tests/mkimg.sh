@@ -22,6 +22,7 @@
 #                 blocks, grown by debugfs among later data, every
 #                 multi-block one htree-indexed (e2fsck -fyD) when the
 #                 volume has dir_index
+#   DIRS_N      dirs profile: how many top directories d00.. (40)
 #                 aged sizes its files in blocks and leaves ~30000 of
 #                 them in use: give it SIZE >= 40000 blocks plus the
 #                 journal (e.g. 64M at 1 KiB blocks, 128M at 2 KiB)
@@ -282,7 +283,7 @@ mkimg_profile_dirs() {
 	mkimg_tree_sizes "$src/files"
 	mkimg_tree_many "$src/many" 20
 	mkimg_tree_bigdir "$src/big"
-	for i in $(seq 0 39); do
+	for i in $(seq 0 $((${DIRS_N:-40} - 1))); do
 		d=$src/d$(printf %02d "$i")
 		n=$(((i * 37) % 160))
 		mkdir -p "$d"

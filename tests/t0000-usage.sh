@@ -17,7 +17,7 @@ run_tool -h
 expect_exit 0
 cat "$RUN_OUT" "$RUN_ERR" >"$T/help"
 grep -qi 'usage' "$T/help" || fail "-h prints no usage text"
-for opt in --home --mc-max --json --disk; do
+for opt in --home --order --mc-max --json --disk; do
 	grep -q -e "$opt" "$T/help" || fail "-h does not mention $opt"
 done
 
@@ -38,6 +38,8 @@ USAGE_ERRORS="
 	--home=sideways $NOPE
 	--home= $NOPE
 	--home $NOPE
+	--order=backwards $NOPE
+	--order= $NOPE
 	--mc-max=0 $NOPE
 	--mc-max=101 $NOPE
 	--mc-max=abc $NOPE
@@ -80,6 +82,8 @@ VALID="
 	--home=inode $NOPE
 	--home=data $NOPE
 	--home=inline $NOPE
+	--order=fsck $NOPE
+	--order=delete --home=data -n $NOPE
 	--mc-max=1 $NOPE
 	--mc-max=50 $NOPE
 	--mc-max=50 --home=data -n $NOPE

@@ -41,6 +41,9 @@ check "option values and the device operand complete"
 [ "$(complete_words e3metapack --home '' | tr '\n' ' ')" = \
   "data inline inode " ] ||
 	fail "--home does not complete to inode, data and inline"
+[ "$(complete_words e3metapack --order '' | tr '\n' ' ')" = \
+  "delete fsck " ] ||
+	fail "--order does not complete to fsck and delete"
 complete_words e3metapack -z n | grep -qx none ||
 	fail "-z does not offer none"
 touch "$T/disk.img"

@@ -73,7 +73,7 @@ first_inds() {
 }
 
 # The documented fields of the JSON report, as a jq projection.
-DOCUMENTED='{device, block_size, groups, homing, rule, dry_run,
+DOCUMENTED='{device, block_size, groups, homing, rule, order, dry_run,
 	inodes: (.inodes | {scanned, block_mapped, with_indirect,
 		skipped_extent, skipped_inline, skipped_fast_symlink,
 		skipped_special}),
@@ -91,7 +91,9 @@ DOCUMENTED='{device, block_size, groups, homing, rule, dry_run,
 		before_ms: (.before_ms | {inode_tables, bitmaps, indirect,
 			directories, journal, other, total, reads, seeks}),
 		after_ms: (.after_ms | {inode_tables, bitmaps, indirect,
-			directories, journal, other, total, reads, seeks})}),
+			directories, journal, other, total, reads, seeks}),
+		tool_ms: (.tool_ms | if . == null then null else {scan, read,
+			write, total, reads, writes, seeks, undo_unit} end)}),
 	status, exit_code}'
 
 # check_predicted JSON: the prediction's parts are times that add up to
@@ -114,6 +116,26 @@ check_predicted() {
 		jq -e '.predicted.before_ms.indirect > 0' "$1" >/dev/null ||
 			fail "predicted: no time for the indirect blocks"
 	fi
+	check_tool_ms "$1"
+}
+
+# check_tool_ms JSON: the run's own predicted time is null when nothing
+# moves; else its reads and writes add up to a positive total, the scan
+# reads at least every inode table block the e2fsck prediction reads
+# before the run, and the writes took requests.
+check_tool_ms() {
+	if [ "$(json_int exit_code "$1")" = 1 ]; then
+		jq -e '.predicted.tool_ms == null' "$1" >/dev/null ||
+			fail "predicted.tool_ms: nothing to move, yet not null"
+		return 0
+	fi
+	jq -e '.predicted | .tool_ms as $t |
+		($t.read + $t.write - $t.total | fabs) < 0.2 and
+		$t.scan > 0 and $t.scan <= $t.read and $t.write > 0 and
+		$t.reads > 0 and $t.writes > 0 and
+		$t.seeks <= $t.reads + $t.writes and
+		$t.scan >= .before_ms.inode_tables - 0.1' "$1" >/dev/null ||
+		fail "predicted.tool_ms is not a sane time"
 }
 
 # block_mapped_dirs MANIFEST: directories neither extent-mapped nor
@@ -129,28 +151,41 @@ block_mapped_dirs() {
 	echo "$n"
 }
 
-# dirs_report TOTAL: the directories object, under leave and pack.
+# dirs_report TOTAL: the directories object, under the default (roots),
+# leave, and each mode that moves them: every directory block is in its
+# region after the run or counted in no_space.
 dirs_report() {
-	local total=$1 dirs blocks f
-	expect_eq directories.mode "$(json_get directories.mode)" leave
+	local total=$1 dirs blocks f m
+	expect_eq directories.mode "$(json_get directories.mode)" roots
 	dirs=$(block_mapped_dirs "$MAN")
 	expect_eq directories.block_mapped \
 		"$(json_int directories.block_mapped)" "$dirs"
 	blocks=$(json_int directories.blocks)
 	[ "$blocks" -ge "$dirs" ] ||
 		fail "directories.blocks $blocks < $dirs directories"
+	run_tool -n --json --dirs=leave "$MAN_IMG"
+	expect_exit 0 1
+	expect_json
+	expect_eq directories.mode "$(json_get directories.mode)" leave
+	expect_eq directories.blocks "$(json_int directories.blocks)" "$blocks"
 	expect_eq directories.moved "$(json_int directories.moved)" 0
 	expect_eq directories.in_region_before \
 		"$(json_get directories.in_region_before)" null
-	run_tool -n --json --dirs=pack "$MAN_IMG"
-	expect_exit 0 1
-	expect_json
-	expect_eq directories.mode "$(json_get directories.mode)" pack
-	expect_eq directories.blocks "$(json_int directories.blocks)" "$blocks"
-	expect_eq indirect.total "$(json_int indirect.total)" "$total"
-	for f in moved no_space in_region_before in_region_after; do
-		[ "$(json_int "directories.$f")" -le "$blocks" ] ||
-			fail "directories.$f > directories.blocks"
+	for m in pack itable roots; do
+		run_tool -n --json --dirs=$m "$MAN_IMG"
+		expect_exit 0 1
+		expect_json
+		expect_eq directories.mode "$(json_get directories.mode)" $m
+		expect_eq directories.blocks \
+			"$(json_int directories.blocks)" "$blocks"
+		expect_eq indirect.total "$(json_int indirect.total)" "$total"
+		for f in moved no_space in_region_before in_region_after; do
+			[ "$(json_int "directories.$f")" -le "$blocks" ] ||
+				fail "$m: directories.$f > directories.blocks"
+		done
+		expect_eq "$m: in_region_after + no_space" \
+			$(($(json_int directories.in_region_after) +
+			   $(json_int directories.no_space))) "$blocks"
 	done
 	run_tool -n -v --dirs=pack "$MAN_IMG"
 	expect_exit 0 1
@@ -249,11 +284,13 @@ report_case() {
 	done
 	expect_eq moves.kept_inline "$(json_int moves.kept_inline)" 0
 	local moved
-	moved=$(($(json_int moves.indirect) + $(json_int moves.data_evacuated)))
+	moved=$(($(json_int moves.indirect) + $(json_int moves.data_evacuated) +
+		 $(json_int directories.moved)))
 	if [ "$RUN_RC" = 0 ]; then
 		[ "$moved" -gt 0 ] || fail "exit 0 (would change) but no moves"
 	else
-		expect_eq "moves.indirect + moves.data_evacuated" "$moved" 0
+		expect_eq "moves.indirect + data_evacuated + directories.moved" \
+			"$moved" 0
 	fi
 	json_get undo_file >/dev/null
 	MAN_IMG=$img dirs_report "$total"
@@ -271,6 +308,16 @@ report_case() {
 		'.predicted.before_ms.total < $ref[0].predicted.before_ms.total' \
 		"$RUN_OUT" >/dev/null || fail "--disk: a faster disk is no faster"
 
+	# without an undo file: the same scan, no undo reads
+	run_tool -n --json -z none "$img"
+	expect_exit "$(json_int exit_code "$RUN_DIR/report.json")"
+	jq -e --slurpfile ref "$RUN_DIR/report.json" \
+		'.predicted.tool_ms as $t | $ref[0].predicted.tool_ms as $u |
+		if $u == null then $t == null else $t.undo_unit == 0 and
+		$u.undo_unit > 0 and $t.scan == $u.scan and
+		$t.reads <= $u.reads end' "$RUN_OUT" >/dev/null ||
+		fail "-z none: tool_ms not the same scan without undo reads"
+
 	check "the same dry run again gives the same report"
 	# (documented fields only; the tool may add others, timings)
 	run_tool -n --json "$img"
@@ -286,6 +333,7 @@ report_case() {
 	expect_json
 	expect_eq homing "$(json_get homing)" data
 	expect_eq rule "$(json_get rule)" data
+	expect_eq order "$(json_get order)" fsck
 	expect_eq indirect.total "$(json_int indirect.total)" "$total"
 
 	check "--home=inline keeps every file's first IND and says so"
@@ -308,16 +356,28 @@ report_case() {
 	      "nothing written"
 	run_tool -n -v "$img"
 	expect_exit "$(json_int exit_code "$RUN_DIR/report.json")"
-	expect_stdout_grep '^Layout rule: inode$'
+	expect_stdout_grep '^Layout rule: inode, fsck order$'
 	expect_stdout_grep '^Predicted e2fsck -fn on the reference disk: [0-9]+\.[0-9]{2} s( -> [0-9]+\.[0-9]{2} s)?$'
 	expect_stdout_grep '^  inode tables [0-9.]+ s'
 	expect_stdout_grep 'indirect blocks [0-9.]+ s'
 	expect_stdout_grep 'directories [0-9.]+ s'
+	if [ "$(json_int exit_code "$RUN_DIR/report.json")" = 1 ]; then
+		expect_stdout_grep '^e3metapack itself: nothing to move$'
+	else
+		expect_stdout_grep '^e3metapack itself: about [0-9]+\.[0-9]{2} s on the same disk \(reads [0-9.]+ s, writes [0-9.]+ s\)$'
+		expect_stdout_grep "^  the scan [0-9.]+ s; the undo manager's reads included$"
+	fi
 	! grep -q 'pass 1 seeks' "$RUN_OUT" ||
 		fail "the text report still shows the pass 1 seek count"
 	run_tool -n --home=inline "$img"
 	expect_exit 0 1
-	expect_stdout_grep '^Layout rule: inline \([0-9]+ first IND blocks'
+	expect_stdout_grep '^Layout rule: inline \([0-9]+ first IND blocks.*\), fsck order$'
+	run_tool -n --json --order=delete "$img"
+	expect_exit 0 1
+	expect_eq order "$(json_get order)" delete
+	expect_eq indirect.total "$(json_int indirect.total)" "$total"
+	run_tool -n --order=delete "$img"
+	expect_stdout_grep '^Layout rule: inode, delete order$'
 	expect_unchanged "$img"
 }
 

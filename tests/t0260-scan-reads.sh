@@ -9,6 +9,8 @@
 # contents unchanged), neighbours share a request (at least two blocks a
 # request on average), still in sweeps.  A scan that reads them inode by
 # inode fails the second check on the aged image and the third on both.
+# A DIND whose first IND lies right after it (as the allocators put it)
+# is read in one request with that IND, not in a second sweep.
 #
 # Case variables: mkimg's (tests/mkimg.sh).
 
@@ -58,6 +60,24 @@ ind_requests() {
 		   exit bad > 0 }' "$RUN_DIR/ind" "$RUN_DIR/reads" >"$RUN_DIR/indreq"
 }
 
+# dind_pairs IMG MANIFEST: "DIND IND" for every DIND whose first IND lies
+# in the block right after it, from lib.sh's stat_inodes.
+dind_pairs() {
+	stat_inodes "$1" "$2" |
+		grep -oE '\(DIND\):[0-9]+, \(IND\):[0-9]+' |
+		sed 's/(DIND)://; s/, (IND):/ /' | awk '$2 == $1 + 1'
+}
+
+# pairs_split: the pairs of $RUN_DIR/pairs that no request of
+# $RUN_DIR/reads holds both blocks of, one per line.
+pairs_split() {
+	awk 'NR == FNR { want[$1] = 1; next }
+	     ($1 in want) || ($1 + $2 - 1 in want) || $2 > 1 {
+		for (b = $1; b + 1 < $1 + $2; b++) if (b in want) got[b] = 1 }
+	     END { for (b in want) if (!(b in got)) print b }' \
+		"$RUN_DIR/pairs" "$RUN_DIR/reads"
+}
+
 # backward_steps: how often a request in $RUN_DIR/indreq starts before
 # the one it follows.
 backward_steps() {
@@ -66,7 +86,7 @@ backward_steps() {
 }
 
 reads_case() {
-	local img=$RUN_DIR/img groups back nreq nind
+	local img=$RUN_DIR/img groups back nreq nind split
 
 	mkimg "$img"
 	make_manifest "$img" "$RUN_DIR/man"
@@ -88,6 +108,13 @@ reads_case() {
 	     "$back backward steps, $groups groups"
 	[ "$back" -le $((3 * groups)) ] ||
 		fail "$back backward steps between indirect-block reads"
+
+	check "a DIND and the IND right after it come in one request"
+	dind_pairs "$img" "$RUN_DIR/man" >"$RUN_DIR/pairs"
+	[ -s "$RUN_DIR/pairs" ] || fail "no DIND with its first IND after it"
+	split=$(pairs_split | wc -l)
+	info "$(wc -l <"$RUN_DIR/pairs") such DINDs, $split read apart"
+	[ "$split" = 0 ] || fail "$split DINDs read apart from their first IND"
 
 	check "after packing, neighbours are read together: 2 blocks a request or more"
 	run_tool -z none "$img"

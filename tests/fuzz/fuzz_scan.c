@@ -8,7 +8,8 @@
  * metadata the tool reads instead of in file data:
  *
  *   byte 0        template: index modulo the number of templates N;
- *                 (byte 0 / N) & 1: --dirs=pack
+ *                 (byte 0 / N) % 4: --dirs=leave, pack, itable, roots;
+ *                 (byte 0 / N) & 4: --order=delete
  *   byte 1        options: bit 0 --home=data, bits 1-6 --mc-max
  *                 (1 + value % 50), bit 7 --json report
  *   then records, until the input ends:
@@ -592,7 +593,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			E3MP_HOME_INODE;
 	mp.opt.mc_max_pct = 1 + ((opts >> 1) & 63) % 50;
 	mp.opt.json = !!(opts & 0x80);
-	mp.opt.dirs_pack = size && (data[0] / ntmpl) & 1;
+	mp.opt.dirs = size ? (data[0] / ntmpl) % 4 : E3MP_DIRS_LEAVE;
+	mp.opt.order = size && (data[0] / ntmpl) & 4 ? E3MP_ORDER_DELETE :
+		       E3MP_ORDER_FSCK;
 	mp_disk_default(&mp.opt.disk);
 	mp.opt.spec = t->fdpath;
 	mp.device = t->fdpath;

@@ -83,7 +83,7 @@ static struct mp_geom geom(blk64_t fdb, __u32 bpg, blk64_t blocks_count,
 		.first_data_block = fdb, .blocks_count = blocks_count,
 		.blocks_per_group = bpg, .inodes_per_group = ipg,
 		.group_count = (blocks_count - fdb + bpg - 1) / bpg,
-		.mc_max_pct = pct,
+		.mc_max_pct = pct, .addr_per_block = 256,
 	};
 
 	return g;
@@ -398,8 +398,9 @@ static void prepare(struct vol *v)
 		struct data_ext *e = v->next ? &v->ext[v->next - 1] : NULL;
 
 		v->ondisk[b] = v->work[b] = c->kind != C_FREE;
+		/* (as the scan: data in the head and tail zones) */
 		if (c->kind != C_DATA || b < v->g.first_data_block ||
-		    b < mp_zone_first(&v->g, mp_group_of(&v->g, b)))
+		    !mp_in_zone(&v->g, b))
 			continue;
 		if (!v->anc_n[b] && e && e->ino == c->ino &&
 		    e->start + e->len == b) {
@@ -539,6 +540,14 @@ static __u32 home_of(const struct vol *v, enum e3mp_homing h, __u32 i)
 static int in_slots(const struct mp_plan *p, blk64_t b)
 {
 	return slot_idx(p, b) >= 0;
+}
+
+/* In a tail zone's slot (an MC): where an indirect block counts. */
+static int in_tail_slots(const struct mp_plan *p, blk64_t b)
+{
+	long s = slot_idx(p, b);
+
+	return s >= 0 && (__u32) s >= p->tail_first[mp_group_of(&p->g, b)];
 }
 
 static const char *kind_name(int k)
@@ -685,13 +694,80 @@ static int simulate(const struct vol *v, const struct mp_plan *p,
 	return 0;
 }
 
-/* The slots of every MC: the last eligible blocks of its zone. */
+/*
+ * Directory record @i goes to its group's head zone: every one under
+ * --dirs=itable, a directory's block 0 under --dirs=roots.
+ */
+static int head_rec(const struct vol *v, __u32 i)
+{
+	return (v->rec[i].flags & REC_DIR) &&
+	       (v->g.dirs == E3MP_DIRS_ITABLE ||
+		(v->g.dirs == E3MP_DIRS_ROOTS && v->rec[i].logical == 0));
+}
+
+/*
+ * The head zone's slots of group @grp: its first @need eligible blocks
+ * (in block order), before mp_head_end(); returns how many.
+ */
+static __u32 model_head(const struct vol *v, enum e3mp_homing h, __u32 grp,
+			__u64 need, blk64_t *want)
+{
+	blk64_t b = mp_group_first(&v->g, grp), end = mp_head_end(&v->g, grp);
+	__u32 got = 0;
+
+	for (; b < end && got < need; b++)
+		if (eligible_blk(v, h, b))
+			want[got++] = b;
+	return got;
+}
+
+/* The tail zone's: its last @need eligible blocks, in block order. */
+static __u32 model_tail(const struct vol *v, enum e3mp_homing h, __u32 grp,
+			__u64 need, blk64_t *want)
+{
+	blk64_t first = mp_zone_first(&v->g, grp), b;
+	__u32 got = 0, k;
+
+	for (b = mp_group_last(&v->g, grp); b >= first && got < need; b--) {
+		if (eligible_blk(v, h, b))
+			want[got++] = b;
+		if (b == 0)
+			break;
+	}
+	for (k = 0; k < got / 2; k++) {
+		blk64_t t = want[k];
+
+		want[k] = want[got - 1 - k];
+		want[got - 1 - k] = t;
+	}
+	return got;
+}
+
+/* The @n slots from @at are @want's. */
+static int expect_zone(const struct mp_plan *p, __u32 grp, __u32 at,
+		       __u32 n, const blk64_t *want)
+{
+	__u32 k;
+
+	for (k = 0; k < n; k++)
+		EXPECT(p->slot[at + k] == want[k], "slot %u of group %u is "
+		       "%llu, expected %llu", at + k, grp,
+		       ULL(p->slot[at + k]), ULL(want[k]));
+	return 0;
+}
+
+/*
+ * The slots of every group: the first eligible blocks of its head zone
+ * (as many as its head records and the previous group's head overflow),
+ * then the last eligible blocks of its tail zone (the MC).
+ */
 static int check_geometry(const struct vol *v, const struct mp_plan *p,
 			  enum e3mp_homing h)
 {
 	const struct mp_geom *g = &v->g;
-	static __u32 demand[MAXG];
-	__u64 carry = 0, groups = 0;
+	static __u32 demand[2 * MAXG];
+	static blk64_t want[MAXR];
+	__u64 carry = 0, carry_head = 0, groups = 0;
 	__u32 grp, i, at = 0;
 
 	if (g->group_count > MAXG)
@@ -699,39 +775,29 @@ static int check_geometry(const struct vol *v, const struct mp_plan *p,
 	memset(demand, 0, sizeof(demand));
 	for (i = 0; i < v->nrec; i++)
 		if (!kept(v, h, i))
-			demand[home_of(v, h, i)]++;
+			demand[2 * home_of(v, h, i) + head_rec(v, i)]++;
 	for (grp = 0; grp < g->group_count; grp++) {
-		__u64 need = demand[grp] + carry;
-		blk64_t first = mp_zone_first(g, grp), b;
-		__u32 got = 0, k;
-		blk64_t want[MAXR];
+		__u64 need_head = demand[2 * grp + 1] + carry_head;
+		__u64 need = demand[2 * grp] + carry;
+		__u32 got_head, got;
 
-		for (b = mp_group_last(g, grp); b >= first && got < need; b--) {
-			if (eligible_blk(v, h, b))
-				want[got++] = b;
-			if (b == 0)
-				break;
-		}
-		if (p->mc_first[grp] != at) {
-			return fail("mc_first[%u] = %u, expected %u", grp,
-				    p->mc_first[grp], at);
-		}
-		if (p->mc_first[grp + 1] - p->mc_first[grp] != got) {
-			return fail("MC of group %u has %u slots, expected %u "
-				    "(demand %u, carry %llu)", grp,
-				    p->mc_first[grp + 1] - p->mc_first[grp],
-				    got, demand[grp], ULL(carry));
-		}
-		for (k = 0; k < got; k++)
-			if (p->slot[at + k] != want[got - 1 - k]) {
-				return fail("slot %u of group %u is %llu, "
-					    "expected %llu", at + k, grp,
-					    ULL(p->slot[at + k]),
-					    ULL(want[got - 1 - k]));
-			}
+		EXPECT(p->mc_first[grp] == at, "mc_first[%u] = %u, expected "
+		       "%u", grp, p->mc_first[grp], at);
+		got_head = model_head(v, h, grp, need_head, want);
+		TRY(expect_zone(p, grp, at, got_head, want));
+		at += got_head;
+		EXPECT(p->tail_first[grp] == at, "tail_first[%u] = %u, "
+		       "expected %u", grp, p->tail_first[grp], at);
+		got = model_tail(v, h, grp, need, want);
+		EXPECT(p->mc_first[grp + 1] - at == got, "MC of group %u has "
+		       "%u slots, expected %u (demand %u, carry %llu)", grp,
+		       p->mc_first[grp + 1] - at, got, demand[2 * grp],
+		       ULL(carry));
+		TRY(expect_zone(p, grp, at, got, want));
 		at += got;
-		groups += got > 0;
+		groups += got + got_head > 0;
 		carry = need - got;
+		carry_head = need_head - got_head;
 	}
 	EXPECT(p->nslot == at, "nslot %u, expected %u", p->nslot, at);
 	EXPECT(p->mc_first[g->group_count] == at, "mc_first[end] %u != %u",
@@ -746,22 +812,119 @@ static int is_dir(const struct vol *v, __u32 i)
 	return !!(v->rec[i].flags & REC_DIR);
 }
 
+/* 0: bound for the head zone, 1: an indirect block, 2: a tail dir. */
+static int rec_class(const struct vol *v, __u32 i)
+{
+	return head_rec(v, i) ? 0 : 1 + is_dir(v, i);
+}
+
+/*
+ * The kernel's free order of a file's indirect blocks, walked as the
+ * kernel walks the tree (ext4_free_branches): record @s, then the
+ * subtrees of its children, last first.  Its subtree is the records after
+ * it of a lower level; its children those one level down.  Numbers them
+ * from @rank on into krank[]; returns the next number.
+ */
+static __u32 krank[MAXR];
+
+static __u32 rank_subtree(const struct vol *v, __u32 s, __u32 e, __u32 rank)
+{
+	__u32 child[MAXR], nc = 0, j, k;
+
+	krank[s] = rank++;
+	for (j = s + 1; j < e; j++)
+		if (v->rec[j].level == v->rec[s].level - 1)
+			child[nc++] = j;
+	for (k = nc; k-- > 0;)
+		rank = rank_subtree(v, child[k], k + 1 < nc ? child[k + 1] : e,
+				    rank);
+	return rank;
+}
+
+/* krank[] of every record: its file's roots in scan order, each tree
+ * in the kernel's order; directory blocks keep their scan order. */
+static void rank_for_delete(const struct vol *v)
+{
+	__u32 i, e, rank = 0;
+
+	for (i = 0; i < v->nrec; i = e) {
+		for (e = i + 1; e < v->nrec && !is_dir(v, e) &&
+		     !(v->rec[e].flags & REC_IN_INODE) &&
+		     v->rec[e].ino == v->rec[i].ino; e++)
+			;
+		if (is_dir(v, i))
+			krank[i] = rank++;
+		else
+			rank = rank_subtree(v, i, e, rank);
+	}
+}
+
+static int cmp_krank(const void *a, const void *b)
+{
+	return (int) krank[*(const __u32 *) a] - (int) krank[*(const __u32 *) b];
+}
+
+static __u32 order_run_end(const struct vol *v, enum e3mp_homing h,
+			   const __u32 *ord, __u32 n, __u32 i);
+
+/* Rank of directory @ino in the tree walk's order (v->g.walk_*). */
+static __u32 walk_rank_of(const struct vol *v, __u32 ino)
+{
+	__u32 i;
+
+	for (i = 0; i < v->g.nwalk; i++)
+		if (v->g.walk_ino[i] == ino)
+			return v->g.walk_rank[i];
+	return WALK_NONE;
+}
+
+/*
+ * With a walk order, one group's directory records of one class, @n at
+ * @ord (in scan order), ordered by their directory's rank, unranked ones
+ * last; each directory's own keep their order (an insertion sort).
+ */
+static void walk_order(const struct vol *v, __u32 *ord, __u32 n)
+{
+	__u32 i, j, r;
+
+	for (i = 1; v->g.nwalk && i < n; i++) {
+		r = ord[i];
+		for (j = i; j > 0 && walk_rank_of(v, v->rec[ord[j - 1]].ino) >
+				     walk_rank_of(v, v->rec[r].ino); j--)
+			ord[j] = ord[j - 1];
+		ord[j] = r;
+	}
+}
+
 /*
  * Runs in processing order: [start, end) of a sorted index array of the
  * records to place (all but the kept ones), by home group, in each group
- * the indirect blocks before the directory blocks; returns how many.
+ * the head zone's directory blocks, the indirect blocks, then the other
+ * directory blocks; returns how many.  Under --order=delete each run is
+ * in the kernel's free order.
  */
 static __u32 make_order(const struct vol *v, enum e3mp_homing h, __u32 *ord)
 {
-	__u32 n = 0, grp, i;
+	__u32 n = 0, grp, i, end, from;
 	int d;
 
 	for (grp = 0; grp < v->g.group_count; grp++)
-		for (d = 0; d < 2; d++)
+		for (d = 0; d < 3; d++) {
+			from = n;
 			for (i = 0; i < v->nrec; i++)
 				if (home_of(v, h, i) == grp &&
-				    is_dir(v, i) == d && !kept(v, h, i))
+				    rec_class(v, i) == d && !kept(v, h, i))
 					ord[n++] = i;
+			if (d != 1)
+				walk_order(v, ord + from, n - from);
+		}
+	if (v->g.order != E3MP_ORDER_DELETE)
+		return n;
+	rank_for_delete(v);
+	for (i = 0; i < n; i = end) {
+		end = order_run_end(v, h, ord, n, i);
+		qsort(ord + i, end - i, sizeof(*ord), cmp_krank);
+	}
 	return n;
 }
 
@@ -772,42 +935,155 @@ static __u32 order_run_end(const struct vol *v, enum e3mp_homing h,
 
 	while (j < n && v->rec[ord[j]].ino == v->rec[ord[i]].ino &&
 	       home_of(v, h, ord[j]) == home_of(v, h, ord[i]) &&
-	       is_dir(v, ord[j]) == is_dir(v, ord[i]))
+	       rec_class(v, ord[j]) == rec_class(v, ord[i]))
 		j++;
 	return j;
 }
 
+/* Slot @s is in a head zone (before its group's tail_first). */
+static int slot_head(const struct mp_plan *p, __u32 s)
+{
+	return s < p->tail_first[mp_group_of(&p->g, p->slot[s])];
+}
+
+/* The first slot of record @r's zone in its home group. */
+static __u32 zone_start(const struct vol *v, const struct mp_plan *p,
+			enum e3mp_homing h, __u32 r)
+{
+	__u32 grp = home_of(v, h, r);
+
+	return head_rec(v, r) ? p->mc_first[grp] : p->tail_first[grp];
+}
+
+/* Slot @s is free in @own and of the zone kind record @r goes to. */
+static int fits(const struct vol *v, const struct mp_plan *p,
+		const __u8 *own, long s, __u32 r)
+{
+	return s >= 0 && !own[s] && slot_head(p, s) == head_rec(v, r);
+}
+
+/* Record @r into the first slot from max(*@at, @from) that fits. */
+static void take_next(const struct vol *v, const struct mp_plan *p,
+		      __u8 *own, __u32 *at, __u32 from, __u32 r, blk64_t *want)
+{
+	if (*at < from)
+		*at = from;
+	while (*at < p->nslot && !fits(v, p, own, *at, r))
+		++*at;
+	if (*at == p->nslot)
+		return;
+	own[*at] = 1;
+	want[r] = p->slot[*at];
+}
+
+/* The run from @i to @end sits in slots of its kind, ascending from its
+ * home zone on (pass A's test, with no slot yet taken); -1 if not, else
+ * its first slot. */
+static long model_in_place(const struct vol *v, const struct mp_plan *p,
+			   enum e3mp_homing h, const __u32 *ord, __u32 i,
+			   __u32 end)
+{
+	__u32 prev = zone_start(v, p, h, ord[i]), k;
+	long s, first = -1;
+
+	for (k = i; k < end; k++) {
+		s = slot_idx(p, v->rec[ord[k]].blk);
+		if (s < 0 || slot_head(p, s) != head_rec(v, ord[k]) ||
+		    (__u32) s < prev)
+			return -1;
+		if (first < 0)
+			first = s;
+		prev = s + 1;
+	}
+	return first;
+}
+
+/*
+ * With a walk order, per group and directory class: the bucket is laid
+ * out afresh (@fresh set on its records) when more than an eighth of
+ * its runs are not in place or outside the longest run of in-place ones
+ * whose slots rise in the walk's order (an O(n^2) longest rising
+ * subsequence, independent of plan.c's).
+ */
+static void walk_fresh(const struct vol *v, const struct mp_plan *p,
+		       enum e3mp_homing h, const __u32 *ord, __u32 n,
+		       __u8 *fresh)
+{
+	static long slot[MAXR];
+	static __u32 best[MAXR];
+	__u32 i, j, e, k, runs, in, lis, a, b;
+
+	for (i = 0; i < n; i++)
+		fresh[i] = 0;
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && home_of(v, h, ord[j]) ==
+			    home_of(v, h, ord[i]) &&
+		     rec_class(v, ord[j]) == rec_class(v, ord[i]); j++)
+			;
+		if (!v->g.nwalk || !is_dir(v, ord[i]))
+			continue;
+		runs = in = 0;
+		for (k = i; k < j; k = e) {
+			long s;
+
+			e = order_run_end(v, h, ord, n, k);
+			runs++;
+			s = model_in_place(v, p, h, ord, k, e);
+			if (s >= 0)
+				slot[in++] = s;
+		}
+		for (lis = 0, a = 0; a < in; a++) {
+			best[a] = 1;
+			for (b = 0; b < a; b++)
+				if (slot[b] < slot[a] && best[b] + 1 > best[a])
+					best[a] = best[b] + 1;
+			if (best[a] > lis)
+				lis = best[a];
+		}
+		if (runs - lis > runs / 8)
+			for (k = i; k < j; k++)
+				fresh[k] = 1;
+	}
+}
+
 /*
  * Where plan.c's header says every record goes, before fit_to_space():
- * runs in slots, ascending, at or after their home MC stay (pass A);
- * every other record, in processing order, takes the next free slot of
- * one forward cursor, cur = max(cur, mc_first[home]); once the cursor
- * has run out, the rest take any free slot from slot 0 on; what is left
+ * runs in slots of their zone kind, ascending, at or after their home
+ * zone stay (pass A; not directories in a tree walk's order); every
+ * other record, in processing order, takes the
+ * next free slot of its zone kind of one forward cursor per kind, cur =
+ * max(cur, zone start of home); once that cursor has run out, the
+ * record takes any free slot of its kind from slot 0 on; what is left
  * stays.  @want gets each record's destination, @inplace its pass A flag.
  */
 static void model_dests(const struct vol *v, const struct mp_plan *p,
 			enum e3mp_homing h, blk64_t *want, __u8 *inplace)
 {
 	static __u32 ord[MAXR];
+	static __u8 fresh[MAXR];
 	__u8 *own = calloc(p->nslot + 1, 1);
-	__u32 i, k, end, r, n, cur = 0, any = 0;
+	__u32 i, k, end, r, n, cur[2] = { 0, 0 }, any[2] = { 0, 0 };
 
 	if (!own)
 		die("out of memory");
 	n = make_order(v, h, ord);
+	walk_fresh(v, p, h, ord, n, fresh);
 	for (i = 0; i < v->nrec; i++) {
 		want[i] = 0;
 		inplace[i] = 0;
 	}
 	for (i = 0; i < n; i = end) {
-		__u32 prev = p->mc_first[home_of(v, h, ord[i])];
+		__u32 prev = zone_start(v, p, h, ord[i]);
 		int ok = 1;
 
 		end = order_run_end(v, h, ord, n, i);
+		/* directories of a bucket laid out afresh: see walk_fresh */
+		if (fresh[i])
+			ok = 0;
 		for (k = i; k < end && ok; k++) {
 			long s = slot_idx(p, v->rec[ord[k]].blk);
 
-			if (s < 0 || (__u32) s < prev || own[s])
+			if (!fits(v, p, own, s, ord[k]) || (__u32) s < prev)
 				ok = 0;
 			else
 				prev = s + 1;
@@ -820,28 +1096,14 @@ static void model_dests(const struct vol *v, const struct mp_plan *p,
 		}
 	}
 	for (i = 0; i < n; i++) {
+		int c = head_rec(v, ord[i]);
+
 		r = ord[i];
 		if (want[r])
 			continue;
-		if (cur < p->mc_first[home_of(v, h, r)])
-			cur = p->mc_first[home_of(v, h, r)];
-		while (cur < p->nslot && own[cur])
-			cur++;
-		if (cur == p->nslot)
-			break;
-		own[cur] = 1;
-		want[r] = p->slot[cur];
-	}
-	for (; i < n; i++) {
-		r = ord[i];
-		if (want[r])
-			continue;
-		while (any < p->nslot && own[any])
-			any++;
-		if (any == p->nslot)
-			break;
-		own[any] = 1;
-		want[r] = p->slot[any];
+		take_next(v, p, own, &cur[c], zone_start(v, p, h, r), r, want);
+		if (!want[r])
+			take_next(v, p, own, &any[c], 0, r, want);
 	}
 	for (i = 0; i < v->nrec; i++)
 		if (!want[i])
@@ -861,7 +1123,7 @@ static int check_runs(const struct vol *v, const struct mp_plan *p,
 	static __u32 ord[MAXR];
 	static blk64_t want[MAXR];
 	static __u8 inplace[MAXR];
-	__u32 i, end, k, r, n, dropped = 0;
+	__u32 i, end, k, r, n, dropped = 0, dropped_dir = 0;
 	int seen_drop = 0;
 
 	n = make_order(v, h, ord);
@@ -920,15 +1182,17 @@ static int check_runs(const struct vol *v, const struct mp_plan *p,
 			}
 			run_drop = 1;
 			dropped++;
+			dropped_dir += is_dir(v, r);
 		}
 		if (run_drop && run_kept)
 			return fail("ino %u: the run from order %u is given "
 				    "up only in part", v->rec[ord[i]].ino, i);
 		seen_drop |= run_drop;
 	}
-	EXPECT(dropped == p->no_space + p->dir_no_space,
-	       "%u records given up, no_space %llu + dir_no_space %llu",
-	       dropped, ULL(p->no_space), ULL(p->dir_no_space));
+	/* (dir_no_space: check_plan() counts it, whatever the path) */
+	EXPECT(dropped - dropped_dir == p->no_space,
+	       "%u records given up, %u of them directory blocks; no_space "
+	       "%llu", dropped, dropped_dir, ULL(p->no_space));
 	return 0;
 }
 
@@ -976,8 +1240,8 @@ static int check_plan(const struct vol *v, const struct mp_plan *p,
 			dir_before += in_slots(p, rc->blk);
 			dir_after += in_slots(p, rc->dest);
 		} else {
-			in_before += in_slots(p, rc->blk);
-			in_after += in_slots(p, rc->dest);
+			in_before += in_tail_slots(p, rc->blk);
+			in_after += in_tail_slots(p, rc->dest);
 		}
 		if (kept(v, h, i)) {
 			n_kept++;
@@ -1174,6 +1438,9 @@ static int check_plan(const struct vol *v, const struct mp_plan *p,
 	       "dir_before %llu, dir_after %llu, expected %llu, %llu",
 	       ULL(p->dir_before), ULL(p->dir_after), ULL(dir_before),
 	       ULL(dir_after));
+	EXPECT(p->dir_no_space == dir_recs - dir_after,
+	       "dir_no_space %llu, but %llu directory blocks are left out of "
+	       "the slots", ULL(p->dir_no_space), ULL(dir_recs - dir_after));
 	EXPECT(p->nmv[0] <= v->g.free_blocks,
 	       "round 1 has %u moves, but only %llu blocks are free",
 	       p->nmv[0], ULL(v->g.free_blocks));
@@ -1525,6 +1792,45 @@ static int case_single_file(void)
 	       p->after.in_mc == 4 && p->mc_groups == 1 &&
 	       p->unclustered == 0, "figures");
 	return 0;
+}
+
+/*
+ * --order=delete: a file's run goes IND, DIND, then the DIND's children
+ * last first, the order the kernel frees them in.
+ */
+static int case_delete_order(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+
+	v->g.order = E3MP_ORDER_DELETE;
+	add_file_at(v, 1, 5, 10);	/* IND, DIND, IND, IND, IND */
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 1, 5, (blk64_t[]) { 59, 60, 63, 62, 61 }));
+	return replan_still(v, E3MP_HOME_INODE, p, p2);
+}
+
+/*
+ * Switching the order moves what has to: the DIND's children; the IND
+ * and the DIND stay, and a file without children does not move at all.
+ */
+static int case_delete_order_switch(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan(), *p3 = new_plan();
+
+	add_file_at(v, 1, 5, 10);
+	add_file_at(v, 2, 1, 20);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 1, 5, (blk64_t[]) { 58, 59, 60, 61, 62 }));
+	apply(v, p);
+	v->g.order = E3MP_ORDER_DELETE;
+	TRY(plan_check(v, E3MP_HOME_INODE, p2));
+	TRY(expect_dests(v, 1, 5, (blk64_t[]) { 58, 59, 62, 61, 60 }));
+	TRY(expect_dests(v, 2, 1, (blk64_t[]) { 63 }));
+	EXPECT(p2->ind_moved == 2, "%llu blocks move, expected the two "
+	       "outer children", ULL(p2->ind_moved));
+	return replan_still(v, E3MP_HOME_INODE, p2, p3);
 }
 
 static int case_mc_steps_around_fixed(void)
@@ -2589,6 +2895,146 @@ static int case_dirs_no_space(void)
 	return 0;
 }
 
+/*
+ * --dirs=itable: a group's directories fill the first eligible blocks
+ * after its metadata, in inode order, each in logical order; data and an
+ * indirect block there make room; a second plan moves nothing.
+ */
+static struct vol *dirs_head_layout(enum e3mp_dirs mode)
+{
+	struct vol *v = g4(6);
+
+	v->g.dirs = mode;
+	v->g.head_meta = 6;
+	add_file(v, 3, 2, (blk64_t[]) { 30, 12 });
+	add_dir(v, 5, 3, (blk64_t[]) { 20, 55, 21 }, 0);
+	add_dir(v, 9, 4, (blk64_t[]) { 40, 41, 90, 42 }, 0);
+	set_data(v, 6, 7, 30);
+	return v;
+}
+
+/*
+ * Plan dirs_head_layout(@mode) into @p: directory 5's blocks go to @d5,
+ * directory 9's to @d9, file 3's indirect blocks to @d3; a second plan
+ * over the result moves nothing.
+ */
+static int dirs_head_plan(enum e3mp_dirs mode, struct mp_plan *p,
+			  const blk64_t *d5, const blk64_t *d9,
+			  const blk64_t *d3)
+{
+	struct vol *v = dirs_head_layout(mode);
+
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 5, 3, d5));
+	TRY(expect_dests(v, 9, 4, d9));
+	TRY(expect_dests(v, 3, 2, d3));
+	return replan_still(v, E3MP_HOME_INODE, p, new_plan());
+}
+
+static int case_dirs_itable(void)
+{
+	struct mp_plan *p = new_plan();
+
+	TRY(dirs_head_plan(E3MP_DIRS_ITABLE, p, (blk64_t[]) { 6, 7, 8 },
+			   (blk64_t[]) { 9, 10, 11, 12 },
+			   (blk64_t[]) { 62, 63 }));
+	EXPECT(p->dir_after == 7 && p->after.in_mc == 2 &&
+	       p->data_evacuated == 2, "dir_after %llu, after.in_mc %llu, "
+	       "data_evacuated %llu", ULL(p->dir_after), ULL(p->after.in_mc),
+	       ULL(p->data_evacuated));
+	return 0;
+}
+
+/* --dirs=roots: block 0 of each directory there, the rest at the tail. */
+static int case_dirs_roots(void)
+{
+	return dirs_head_plan(E3MP_DIRS_ROOTS, new_plan(),
+			      (blk64_t[]) { 6, 59, 60 },
+			      (blk64_t[]) { 7, 61, 62, 63 },
+			      (blk64_t[]) { 57, 58 });
+}
+
+/*
+ * In a tree walk's order (directory 9 before 5), under --dirs=roots:
+ * the block 0s in the head zone and the rest at the tail follow the
+ * walk, each directory's own in logical order; a directory already in
+ * a slot, but out of the walk's order, moves; a second plan moves
+ * nothing.
+ */
+static int case_dirs_walk(void)
+{
+	static const __u32 ino[2] = { 5, 9 }, rank[2] = { 1, 0 };
+	struct vol *v = dirs_head_layout(E3MP_DIRS_ROOTS);
+	struct mp_plan *p = new_plan();
+
+	v->g.walk_ino = ino;
+	v->g.walk_rank = rank;
+	v->g.nwalk = 2;
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 9, 4, (blk64_t[]) { 6, 59, 60, 61 }));
+	TRY(expect_dests(v, 5, 3, (blk64_t[]) { 7, 62, 63 }));
+	TRY(expect_dests(v, 3, 2, (blk64_t[]) { 57, 58 }));
+	return replan_still(v, E3MP_HOME_INODE, p, new_plan());
+}
+
+/*
+ * In a walk's order, incremental: nine one-block directories packed in
+ * the walk's order (inode order reversed); a tenth made later, ranked
+ * among them, is the only thing the next plan moves (one run in ten
+ * out of order is within the slack), and the plan after moves nothing.
+ */
+static int case_dirs_walk_incremental(void)
+{
+	static __u32 ino[10], rank[10];
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan(), *p3 = new_plan();
+	blk64_t old[MAXR], b;
+	__u32 k, i;
+
+	v->g.dirs = E3MP_DIRS_PACK;
+	for (k = 0; k < 10; k++) {
+		ino[k] = 2 + k;
+		rank[k] = k < 9 ? 2 * (8 - k) : 7;
+	}
+	v->g.walk_ino = ino;
+	v->g.walk_rank = rank;
+	v->g.nwalk = 10;
+	for (k = 0; k < 9; k++) {
+		b = free_in(v, 6 + 4 * k, 47);
+		add_dir(v, 2 + k, 1, &b, 0);
+	}
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	apply(v, p);
+	for (i = 0; i < v->nrec; i++)
+		old[i] = v->rec[i].blk;
+	b = free_in(v, 6, 47);
+	add_dir(v, 11, 1, &b, 0);
+	TRY(plan_check(v, E3MP_HOME_INODE, p2));
+	TRY(only_new_moved(v, p2, 11, old));
+	return replan_still(v, E3MP_HOME_INODE, p2, p3);
+}
+
+/*
+ * No slot at all (every tail zone fixed): the directory's blocks stay,
+ * and are counted as left for want of space like those given up.
+ */
+static int case_dirs_no_slot(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan();
+	__u32 grp;
+
+	for (grp = 0; grp < v->g.group_count; grp++)
+		fill_fixed(v, mp_zone_first(&v->g, grp),
+			   mp_group_last(&v->g, grp));
+	add_dir(v, 2, 3, (blk64_t[]) { 10, 11, 12 }, 0);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	EXPECT(p->nslot == 0 && p->dir_no_space == 3 && p->dir_moved == 0,
+	       "nslot %u, dir_no_space %llu, dir_moved %llu", p->nslot,
+	       ULL(p->dir_no_space), ULL(p->dir_moved));
+	return 0;
+}
+
 static int case_inline_first_ind_stays(void)
 {
 	struct vol *v = g4(6);
@@ -2712,6 +3158,10 @@ static __u32 rnd(__u32 n)
 
 /* Random layouts with directories too (--dirs=pack): see random_dirs(). */
 static int with_dirs;
+static int with_delete;		/* plans under --order=delete */
+static int with_walk;		/* directories in a random walk order */
+static __u32 walk_ino_a[MAXR], walk_rank_a[MAXR];
+static enum e3mp_dirs dirs_mode = E3MP_DIRS_PACK;	/* under with_dirs */
 static __u64 dirs_moved;	/* by the first plans of random_valid() */
 
 /* A free block, or 0 after 1000 tries. */
@@ -2765,6 +3215,34 @@ static void random_dirs(struct vol *v, __u32 ninodes)
 	}
 }
 
+/*
+ * A tree walk's order for @v's directories: a random permutation, one
+ * in eight not reached (WALK_NONE).
+ */
+static void random_walk(struct vol *v)
+{
+	__u32 i, j, n = 0, t;
+
+	for (i = 0; i < v->nrec; i++)
+		if ((v->rec[i].flags & REC_DIR) &&
+		    (!n || walk_ino_a[n - 1] != v->rec[i].ino))
+			walk_ino_a[n++] = v->rec[i].ino;
+	for (i = 0; i < n; i++)
+		walk_rank_a[i] = i;
+	for (i = n; i > 1; i--) {
+		j = rnd(i);
+		t = walk_rank_a[i - 1];
+		walk_rank_a[i - 1] = walk_rank_a[j];
+		walk_rank_a[j] = t;
+	}
+	for (i = 0; i < n; i++)
+		if (!rnd(8))
+			walk_rank_a[i] = WALK_NONE;
+	v->g.walk_ino = walk_ino_a;
+	v->g.walk_rank = walk_rank_a;
+	v->g.nwalk = n;
+}
+
 static struct vol *random_vol(unsigned seed, enum e3mp_homing h)
 {
 	__u32 bpg, gc, fdb, last, ipg, pct, ino, k, p_fixed, p_data, p_file;
@@ -2811,8 +3289,15 @@ static struct vol *random_vol(unsigned seed, enum e3mp_homing h)
 				rnd(4) ? ino_group(v, ino) : rnd(gc + 1));
 		}
 	}
-	if (with_dirs)
+	if (with_dirs) {
+		v->g.dirs = dirs_mode;
+		v->g.head_meta = 3;	/* std_meta() */
 		random_dirs(v, gc * ipg);
+		if (with_walk)
+			random_walk(v);
+	}
+	if (with_delete)
+		v->g.order = E3MP_ORDER_DELETE;
 	for (b = fdb; b < bc; b++)
 		if (v->c[b].kind == C_FREE && rnd(100) < p_data) {
 			v->c[b].kind = C_DATA;
@@ -3022,16 +3507,21 @@ static int case_random_idempotent_inline(void)
 	return random_idempotent(E3MP_HOME_INLINE);
 }
 
-static int case_random_valid_dirs(void)
+/* @fn under inode and data homing, with *@flag set (with_dirs, ...). */
+static int both_homings(int (*fn)(enum e3mp_homing), int *flag)
 {
 	int rc;
 
-	with_dirs = 1;
+	*flag = 1;
+	rc = fn(E3MP_HOME_INODE) || fn(E3MP_HOME_DATA);
+	*flag = 0;
+	return rc;
+}
+
+static int case_random_valid_dirs(void)
+{
 	dirs_moved = 0;
-	rc = random_valid(E3MP_HOME_INODE) || random_valid(E3MP_HOME_DATA);
-	with_dirs = 0;
-	if (rc)
-		return rc;
+	TRY(both_homings(random_valid, &with_dirs));
 	EXPECT(dirs_moved > NSEED, "only %llu directory blocks moved",
 	       ULL(dirs_moved));
 	return 0;
@@ -3039,13 +3529,59 @@ static int case_random_valid_dirs(void)
 
 static int case_random_idempotent_dirs(void)
 {
+	return both_homings(random_idempotent, &with_dirs);
+}
+
+static int case_random_valid_delete(void)
+{
+	return both_homings(random_valid, &with_delete);
+}
+
+static int case_random_idempotent_delete(void)
+{
+	return both_homings(random_idempotent, &with_delete);
+}
+
+/* The random directory cases under --dirs=itable and roots. */
+static int random_dirs_head(int idempotent)
+{
+	enum e3mp_dirs m;
+	int rc = 0;
+
+	for (m = E3MP_DIRS_ITABLE; m <= E3MP_DIRS_ROOTS && !rc; m++) {
+		dirs_mode = m;
+		rc = idempotent ? case_random_idempotent_dirs() :
+		     case_random_valid_dirs();
+	}
+	dirs_mode = E3MP_DIRS_PACK;
+	return rc;
+}
+
+static int case_random_valid_dirs_head(void)
+{
+	return random_dirs_head(0);
+}
+
+/* The random directory cases with the directories in a walk order. */
+static int case_random_walk(void)
+{
 	int rc;
 
-	with_dirs = 1;
-	rc = random_idempotent(E3MP_HOME_INODE) ||
-	     random_idempotent(E3MP_HOME_DATA);
-	with_dirs = 0;
+	with_walk = 1;
+	rc = random_dirs_head(0);
+	if (!rc)
+		rc = random_dirs_head(1);
+	if (!rc)
+		rc = case_random_valid_dirs();
+	if (!rc)
+		rc = case_random_idempotent_dirs();
+	with_walk = 0;
 	return rc;
+}
+
+static int case_random_idempotent_dirs_head(void)
+{
+	return random_dirs_head(1);
 }
 
 int main(void)
@@ -3060,6 +3596,10 @@ int main(void)
 	run_case("no data extents at all (ext NULL)", case_no_data_extents);
 	run_case("one file goes to the tail of its group, in order",
 		 case_single_file);
+	run_case("--order=delete: a DIND's children last first",
+		 case_delete_order);
+	run_case("--order=delete after fsck order: only what must moves",
+		 case_delete_order_switch);
 	run_case("MC steps around fixed blocks", case_mc_steps_around_fixed);
 	run_case("MC size is the demand of each group", case_mc_size_is_demand);
 	run_case("a full zone carries into the next group's MC",
@@ -3156,6 +3696,15 @@ int main(void)
 		 case_dirs_incremental);
 	run_case("directories: given up whole for want of space",
 		 case_dirs_no_space);
+	run_case("directories: no slot, counted as no_space",
+		 case_dirs_no_slot);
+	run_case("directories: itable, after the group's metadata",
+		 case_dirs_itable);
+	run_case("directories: roots, block 0 after the metadata",
+		 case_dirs_roots);
+	run_case("directories in a tree walk's order", case_dirs_walk);
+	run_case("directories in a walk's order: a new one is all that "
+		 "moves", case_dirs_walk_incremental);
 	run_case("random layouts, inode homing: idempotent",
 		 case_random_idempotent_inode);
 	run_case("random layouts, data homing: idempotent",
@@ -3166,9 +3715,19 @@ int main(void)
 		 case_random_idempotent_inline);
 	run_case("random layouts, inode homing then the inline rule: "
 		 "nothing moves", case_random_inode_then_inline);
+	run_case("random layouts, --order=delete: every plan valid",
+		 case_random_valid_delete);
+	run_case("random layouts, --order=delete: idempotent",
+		 case_random_idempotent_delete);
 	run_case("random layouts with directories: every plan valid",
 		 case_random_valid_dirs);
 	run_case("random layouts with directories: idempotent",
 		 case_random_idempotent_dirs);
+	run_case("random layouts, directories itable/roots: every plan "
+		 "valid", case_random_valid_dirs_head);
+	run_case("random layouts, directories itable/roots: idempotent",
+		 case_random_idempotent_dirs_head);
+	run_case("random layouts, directories in a walk order: valid and "
+		 "idempotent", case_random_walk);
 	return unit_done();
 }

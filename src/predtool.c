@@ -1,0 +1,463 @@
+/*
+ * predtool.c --- the run's own time on the model disk
+ *
+ * Feeds the replay of toolio.c with the requests a run will make, in
+ * its order, from what the scan and the plan hold (no I/O):
+ *
+ *   open      superblock, descriptors, the journal inode's table block
+ *             and the journal's block 0, each group's block and inode
+ *             bitmaps (ext2fs_read_bitmaps()), the root inode's block;
+ *   scan      the inode tables in the inode scan's 8-block reads; each
+ *             batch's indirect blocks (prefetch.c: level by level, each
+ *             level sorted, a DIND with the block after it), read once the inode scan has read the next
+ *             batch's first chunk, then what the read-ahead cache could
+ *             not take, in walk order; then, when directories move,
+ *             every directory block in block order (dirwalk.c);
+ *   writes    the write order of finish.c: the superblock, then per
+ *             round the copies (move.c: batches by source, written by
+ *             destination), the pointer switch (fixptr.c: in inode
+ *             order, the blocks undobound.c lists) and the release, each
+ *             step ended by a barrier that writes the bitmaps (if they
+ *             changed), descriptors and superblock and syncs; round 1's
+ *             release, when round 2 follows, by round 2's first one.
+ *
+ * The undo manager's read of each unit before its first write is
+ * toolio.c's.  The block sets are libext2fs bitmaps (red-black trees),
+ * which grow with the runs read, as the scan's own do.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "e3metapack.h"
+
+#define SCAN_CHUNK	8		/* libext2fs's inode scan buffer */
+#define SCAN_BATCH	2048		/* scan.c's */
+#define PF_MAX_BYTES	(16U << 20)	/* prefetch.c's */
+#define COPY_BYTES	(8U << 20)	/* move.c's BATCH_BYTES */
+
+struct tp {
+	struct e3mp		*mp;
+	ext2_filsys		fs;
+	ext2fs_generic_bitmap	set[MP_S_COUNT];
+	struct mp_toolio	t;
+	blk64_t			*lvl;		/* a batch's level; copies */
+	__u32			nlvl, lvl_alloc;
+	__u32			rec;		/* next record to batch */
+};
+
+static int set_find(void *priv, int set, int value, blk64_t start,
+		    blk64_t end, blk64_t *out)
+{
+	struct tp *p = priv;
+
+	if (value)
+		return !ext2fs_find_first_set_block_bitmap2(p->set[set],
+							    start, end, out);
+	return !ext2fs_find_first_zero_block_bitmap2(p->set[set], start, end,
+						     out);
+}
+
+static void set_mark(void *priv, int set, blk64_t blk, __u64 count,
+		     int value)
+{
+	struct tp *p = priv;
+
+	if (value)
+		ext2fs_mark_block_bitmap_range2(p->set[set], blk, count);
+	else
+		ext2fs_unmark_block_bitmap_range2(p->set[set], blk, count);
+}
+
+static const struct mp_set_ops set_ops = {
+	.find = set_find,
+	.mark = set_mark,
+};
+
+static errcode_t lvl_add(struct tp *p, blk64_t blk)
+{
+	errcode_t err;
+
+	if (p->nlvl == p->lvl_alloc) {
+		__u32 want = p->lvl_alloc ? 2 * p->lvl_alloc : 1024;
+
+		err = ext2fs_resize_array(sizeof(*p->lvl), p->lvl_alloc, want,
+					  &p->lvl);
+		if (err)
+			return err;
+		p->lvl_alloc = want;
+	}
+	p->lvl[p->nlvl++] = blk;
+	return 0;
+}
+
+static int cmp_blk(const void *a, const void *b)
+{
+	return mp_cmp_u64(*(const blk64_t *) a, *(const blk64_t *) b);
+}
+
+static blk64_t super_blk(ext2_filsys fs)
+{
+	return fs->blocksize == SUPERBLOCK_OFFSET;
+}
+
+/* ext2fs_open2(), check_volume() and ext2fs_read_bitmaps(). */
+static void read_open(struct tp *p)
+{
+	ext2_filsys fs = p->fs;
+	int csum = ext2fs_has_group_desc_csum(fs);
+	dgrp_t g;
+
+	mp_toolio_read(&p->t, super_blk(fs), 1);
+	mp_toolio_read(&p->t, fs->super->s_first_data_block + 1,
+		       fs->desc_blocks);
+	if (p->mp->journal_sb) {
+		mp_toolio_read(&p->t, inode_table_block(fs,
+				fs->super->s_journal_inum), 1);
+		mp_toolio_read(&p->t, p->mp->journal_sb, 1);
+	}
+	for (g = 0; g < fs->group_desc_count; g++) {
+		if (!(csum && ext2fs_bg_flags_test(fs, g,
+						   EXT2_BG_BLOCK_UNINIT)))
+			mp_toolio_read(&p->t, ext2fs_block_bitmap_loc(fs, g),
+				       1);
+		if (!(csum && ext2fs_bg_flags_test(fs, g,
+						   EXT2_BG_INODE_UNINIT)))
+			mp_toolio_read(&p->t, ext2fs_inode_bitmap_loc(fs, g),
+				       1);
+	}
+	mp_toolio_read(&p->t, inode_table_block(fs, EXT2_ROOT_INO), 1);
+}
+
+/*
+ * Of the records of inodes @lo..@hi (the batch's, from p->rec on; *@n:
+ * how many), put into p->lvl the blocks @depth levels below their inode
+ * (1: pointed to from i_block[]), at most @room of them: the level
+ * prefetch.c reads in its @depth-th sweep.
+ */
+static errcode_t batch_level(struct tp *p, __u32 lo, __u32 hi, int depth,
+			     __u32 room, __u32 *n)
+{
+	const struct ind_rec *r = p->mp->rec;
+	__u32 i, ino = 0;
+	int top = 0;
+	errcode_t err = 0;
+
+	p->nlvl = 0;
+	for (i = p->rec; i < p->mp->nrec && r[i].ino <= hi && !err; i++) {
+		if (r[i].ino < lo || !r[i].level)
+			continue;
+		if (r[i].ino != ino || (r[i].flags & REC_IN_INODE))
+			top = (r[i].flags & REC_IN_INODE) ? r[i].level : 3;
+		ino = r[i].ino;
+		if (top - r[i].level + 1 != depth || p->nlvl >= room)
+			continue;
+		err = lvl_add(p, r[i].blk);
+		/* a DIND comes with the block after it (prefetch.c) */
+		if (!err && r[i].level == 2 && p->nlvl < room &&
+		    r[i].blk + 1 < ext2fs_blocks_count(p->fs->super))
+			err = lvl_add(p, r[i].blk + 1);
+	}
+	*n = i - p->rec;
+	return err;
+}
+
+/* prefetch_read() for the batch of inodes @lo..@hi, then the walk. */
+static errcode_t read_batch(struct tp *p, __u32 lo, __u32 hi)
+{
+	__u32 cap = PF_MAX_BYTES / p->fs->blocksize, done = 0, n = 0, i;
+	int depth;
+	errcode_t err = 0;
+
+	for (depth = 1; depth <= 3 && !err && done < cap; depth++) {
+		err = batch_level(p, lo, hi, depth, cap - done, &n);
+		if (p->nlvl)
+			mp_sort(p->lvl, p->nlvl, sizeof(*p->lvl), cmp_blk);
+		for (i = 0; i < p->nlvl; i++)
+			mp_toolio_read(&p->t, p->lvl[i], 1);
+		done += p->nlvl;
+	}
+	/* what the cache could not take, the walk reads (pre-order) */
+	for (i = 0; i < n && !err; i++)
+		if (p->mp->rec[p->rec + i].level)
+			mp_toolio_read(&p->t, p->mp->rec[p->rec + i].blk, 1);
+	p->rec += n;
+	return err;
+}
+
+/*
+ * Group @g's inode table, batch by batch; each batch's indirect blocks
+ * are read after the next batch's first chunk (*@lo, *@hi: the batch
+ * waiting for it; *@lo == 0: none).
+ */
+static errcode_t read_group(struct tp *p, dgrp_t g, __u32 *lo, __u32 *hi)
+{
+	ext2_filsys fs = p->fs;
+	struct mp_group_io gi;
+	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	__u32 ipg = fs->super->s_inodes_per_group, per = SCAN_BATCH / ipb;
+	__u32 b, len;
+	errcode_t err = 0;
+
+	predict_group_io(p->mp, g, &gi);
+	for (b = 0; b < gi.itable_blocks && !err; b += len) {
+		len = gi.itable_blocks - b < per ? gi.itable_blocks - b : per;
+		mp_toolio_read(&p->t, gi.itable + b,
+			       len < SCAN_CHUNK ? len : SCAN_CHUNK);
+		if (*lo)
+			err = read_batch(p, *lo, *hi);
+		mp_toolio_read(&p->t, gi.itable + b, len);
+		*lo = g * ipg + b * ipb + 1;
+		*hi = g * ipg + (b + len) * ipb;
+	}
+	return err;
+}
+
+/* dirwalk.c: every directory block once, in block order. */
+static errcode_t read_dirs(struct tp *p)
+{
+	errcode_t err = 0;
+	__u32 i;
+
+	p->nlvl = 0;
+	for (i = 0; i < p->mp->nrec && !err; i++)
+		if (p->mp->rec[i].flags & REC_DIR)
+			err = lvl_add(p, p->mp->rec[i].blk);
+	if (p->nlvl)
+		mp_sort(p->lvl, p->nlvl, sizeof(*p->lvl), cmp_blk);
+	for (i = 0; i < p->nlvl && !err; i++)
+		mp_toolio_read(&p->t, p->lvl[i], 1);
+	return err;
+}
+
+static errcode_t read_scan(struct tp *p)
+{
+	__u32 lo = 0, hi = 0;
+	dgrp_t g;
+	errcode_t err = 0;
+
+	for (g = 0; g < p->fs->group_desc_count && !err; g++)
+		err = read_group(p, g, &lo, &hi);
+	if (!err && lo)
+		err = read_batch(p, lo, hi);
+	if (!err && p->mp->geom.nwalk)
+		err = read_dirs(p);
+	return err;
+}
+
+/* write_barrier(): ext2fs_flush2(), then a sync. */
+static void barrier(struct tp *p, int bitmaps)
+{
+	ext2_filsys fs = p->fs;
+	int csum = ext2fs_has_group_desc_csum(fs);
+	blk64_t super, old_desc, new_desc;
+	dgrp_t g;
+
+	for (g = 0; bitmaps && g < fs->group_desc_count; g++)
+		if (!(csum && ext2fs_bg_flags_test(fs, g,
+						   EXT2_BG_BLOCK_UNINIT)))
+			mp_toolio_write(&p->t, ext2fs_block_bitmap_loc(fs, g),
+					1);
+	for (g = 0; g < fs->group_desc_count; g++) {
+		if (g && (fs->flags & EXT2_FLAG_MASTER_SB_ONLY))
+			break;
+		ext2fs_super_and_bgd_loc2(fs, g, &super, &old_desc,
+					  &new_desc, NULL);
+		if (g && super)
+			mp_toolio_write(&p->t, super, 1);
+		if (old_desc)
+			mp_toolio_write(&p->t, old_desc, fs->desc_blocks);
+		if (new_desc)
+			mp_toolio_write(&p->t, new_desc, 1);
+	}
+	mp_toolio_write(&p->t, super_blk(fs), 1);
+	mp_toolio_sync(&p->t);
+}
+
+struct pair {
+	blk64_t	from, to;
+};
+
+static int cmp_from(const void *a, const void *b)
+{
+	return mp_cmp_u64(((const struct pair *) a)->from,
+			  ((const struct pair *) b)->from);
+}
+
+static int cmp_to(const void *a, const void *b)
+{
+	return mp_cmp_u64(((const struct pair *) a)->to,
+			  ((const struct pair *) b)->to);
+}
+
+/*
+ * blocks_copy(): the moves in batches by source; each batch's sources
+ * read in block order, then its destinations written in block order.
+ */
+static errcode_t write_copies(struct tp *p, const struct mp_move *mv,
+			      __u32 n)
+{
+	__u32 per = COPY_BYTES / p->fs->blocksize, i, j, k;
+	struct pair *c;
+	errcode_t err;
+
+	err = ext2fs_get_array(n, sizeof(*c), &c);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		c[i].from = mv[i].from;
+		c[i].to = mv[i].to;
+	}
+	mp_sort(c, n, sizeof(*c), cmp_from);
+	for (i = 0; i < n; i += k) {
+		k = n - i < per ? n - i : per;
+		for (j = i; j < i + k; j++)
+			mp_toolio_read(&p->t, c[j].from, 1);
+		mp_sort(c + i, k, sizeof(*c), cmp_to);
+		for (j = i; j < i + k; j++)
+			mp_toolio_write(&p->t, c[j].to, 1);
+	}
+	ext2fs_free_mem(&c);
+	return 0;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	const struct mp_ptr_write *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return mp_cmp_u64(x->ino, y->ino);
+	if (x->in_inode != y->in_inode)
+		return x->in_inode - y->in_inode;
+	return mp_cmp_u64(x->blk, y->blk);
+}
+
+/*
+ * pointers_rewrite(): inode by inode, the blocks holding moved pointers
+ * (read first: the page cache has them, from the scan or the copies),
+ * the inode's table block last.
+ */
+static errcode_t write_pointers(struct tp *p, int round)
+{
+	struct mp_ptr_write *pw;
+	__u32 n, i;
+	errcode_t err;
+
+	err = undo_pointer_writes(p->mp, round, &pw, &n);
+	if (err)
+		return err;
+	mp_sort(pw, n, sizeof(*pw), cmp_ptr);
+	for (i = 0; i < n; i++) {
+		mp_toolio_read(&p->t, pw[i].blk, 1);
+		mp_toolio_write(&p->t, pw[i].blk, 1);
+	}
+	ext2fs_free_mem(&pw);
+	return 0;
+}
+
+/* main.c's repack(): transaction_begin, the rounds, transaction_end. */
+static errcode_t write_order(struct tp *p)
+{
+	const struct mp_plan *pl = &p->mp->plan;
+	errcode_t err = 0;
+	int r;
+
+	mp_toolio_write(&p->t, super_blk(p->fs), 1);
+	barrier(p, 0);
+	for (r = 0; r < 2 && !err; r++) {
+		if (!pl->nmv[r])
+			continue;
+		err = write_copies(p, pl->mv[r], pl->nmv[r]);
+		if (err)
+			break;
+		barrier(p, 1);
+		err = write_pointers(p, r);
+		if (err)
+			break;
+		barrier(p, 0);
+		/* round 1's release goes out with round 2's first barrier */
+		if (r || !pl->nmv[1])
+			barrier(p, 1);
+	}
+	if (!err)
+		barrier(p, 0);
+	return err;
+}
+
+/*
+ * From block 0 (a 1 KiB volume's undo unit starts there), and one block
+ * past the end, always set: libext2fs 1.47's red-black tree finds no
+ * zero bit at all in an empty tree (rb_find_first_zero()).
+ */
+static errcode_t sets_alloc(struct tp *p)
+{
+	blk64_t end = ext2fs_blocks_count(p->fs->super);
+	errcode_t err = 0;
+	int i;
+
+	for (i = 0; i < MP_S_COUNT && !err; i++) {
+		err = ext2fs_alloc_generic_bmap(p->fs,
+				EXT2_ET_MAGIC_BLOCK_BITMAP64,
+				EXT2FS_BMAP64_RBTREE, 0, end, end,
+				"model page cache", &p->set[i]);
+		if (!err)
+			ext2fs_mark_block_bitmap2(p->set[i], end);
+	}
+	return err;
+}
+
+/* The undo unit in blocks (0: no undo file), and where units start. */
+static void undo_geometry(const struct e3mp *mp, __u32 *unit, __u32 *skew)
+{
+	__u64 off = mp->part ? mp->part->offset / mp->fs->blocksize : 0;
+
+	*unit = mp->undo_unit ? mp->undo_unit / mp->fs->blocksize : 0;
+	if (mp->undo_unit && !*unit)
+		*unit = 1;
+	*skew = *unit ? off % *unit : 0;
+}
+
+/*
+ * The run's requests through the model disk: mp->tool.  Not predicted
+ * (valid 0) when nothing moves.
+ */
+errcode_t predict_tool(struct e3mp *mp)
+{
+	struct tp p = { .mp = mp, .fs = mp->fs };
+	__u32 unit, skew;
+	errcode_t err;
+	int i;
+
+	memset(&mp->tool, 0, sizeof(mp->tool));
+	if (!(mp->plan.nmv[0] + mp->plan.nmv[1]))
+		return 0;
+	undo_geometry(mp, &unit, &skew);
+	err = sets_alloc(&p);
+	if (!err) {
+		mp_toolio_init(&p.t, &mp->opt.disk,
+			       ext2fs_blocks_count(mp->fs->super),
+			       mp->fs->blocksize, unit, skew, &set_ops, &p);
+		read_open(&p);
+		err = read_scan(&p);
+	}
+	if (!err) {
+		mp->tool.scan_ms = p.t.read_ms;
+		err = write_order(&p);
+	}
+	if (!err) {
+		mp->tool.valid = 1;
+		mp->tool.read_ms = p.t.read_ms;
+		mp->tool.write_ms = p.t.write_ms;
+		mp->tool.total_ms = p.t.read_ms + p.t.write_ms;
+		mp->tool.reads = p.t.reads;
+		mp->tool.writes = p.t.writes;
+		mp->tool.seeks = p.t.d.seeks;
+	}
+	for (i = 0; i < MP_S_COUNT; i++)
+		if (p.set[i])
+			ext2fs_free_generic_bmap(p.set[i]);
+	ext2fs_free_mem(&p.lvl);
+	return err;
+}

@@ -1,0 +1,73 @@
+#!/bin/bash
+# t0270-tool-time: the report's prediction of the run's own time on the
+# model disk (predicted.tool_ms) against what the bench measures: the
+# run's reads and writes of the volume, traced with strace and replayed
+# through bench/hddmodel.py's strace command.  They must agree within
+# 15 %.  The traced run repacks a copy, which must then be clean and hold
+# what the original held.  Every case is in the slow tier; without strace
+# or python3 a case is skipped.
+#
+# Case variables: the image (see mkimg.sh), and
+#   ARGS        extra e3metapack arguments (e.g. --dirs=pack, -z none)
+
+# shellcheck source=tests/lib.sh disable=SC2031,SC2119
+. "${0%/*}/lib.sh"
+need_tool
+need_manifest
+
+CASES='
+name=ext3-1k-mixed BS=1024 FSTYPE=ext3 PROFILE=mixed SIZE=64M SLOW=1
+name=ext3-4k-mixed BS=4096 FSTYPE=ext3 PROFILE=mixed SIZE=256M SLOW=1
+name=ext3-1k-tind BS=1024 FSTYPE=ext3 PROFILE=tind SIZE=32M SLOW=1
+name=e4csum-2k-aged BS=2048 FSTYPE=ext4noext-csum PROFILE=aged SIZE=128M SLOW=1
+name=e4nf-1k-mixed BS=1024 FSTYPE=ext4noext-flex PROFILE=mixed SIZE=64M SLOW=1
+name=1k-noundo BS=1024 FSTYPE=ext3 PROFILE=mixed SIZE=64M ARGS="-z none" SLOW=1
+name=1k-dirs BS=1024 FSTYPE=ext3 PROFILE=dirs SIZE=64M ARGS=--dirs=pack SLOW=1'
+
+HDDMODEL=$_lib_dir/../bench/hddmodel.py
+
+# replay TRACE IMG BS: the traced run's modelled time in ms.
+replay() {
+	python3 "$HDDMODEL" strace "$1" --image "$2" --span \
+		"$(stat -c %s "$2")" --bs "$3" >"$RUN_DIR/replay.json" ||
+		fail "hddmodel.py strace failed"
+	jq -r .time_ms "$RUN_DIR/replay.json"
+}
+
+tool_time_case() {
+	local img=$RUN_DIR/img copy=$RUN_DIR/copy pred real undo=()
+	local calls=read,write,pread64,pwrite64,preadv,pwritev,preadv2
+	need strace python3 jq
+	[ -f "$HDDMODEL" ] || skip "no $HDDMODEL"
+	MAN=$RUN_DIR/manifest
+	mkimg "$img"
+	make_manifest "$img" "$MAN"
+	# shellcheck disable=SC2206
+	local args=(${ARGS:-})
+	[[ " ${ARGS:-} " == *" -z "* ]] || undo=(-z "$RUN_DIR/undo")
+
+	check "the report predicts the run's own time"
+	run_tool -n --json "${undo[@]}" "${args[@]}" "$img"
+	expect_exit 0
+	pred=$(jq -r '.predicted.tool_ms.total' "$RUN_OUT")
+	[[ $pred =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+		fail "predicted.tool_ms.total is '$pred'"
+
+	check "the traced run's replay is within 15 % of it"
+	cp --sparse=always "$img" "$copy"
+	strace -f -y -T -o "$RUN_DIR/trace" \
+		-e trace="$calls,pwritev2,fsync,fdatasync" \
+		"$E3MP" "${undo[@]}" "${args[@]}" "$copy" \
+		>"$RUN_DIR/run.out" 2>&1 || fail "the traced run failed"
+	real=$(replay "$RUN_DIR/trace" "$copy" "$BS")
+	info "predicted $pred ms, replayed $real ms"
+	awk -v p="$pred" -v r="$real" 'BEGIN { e = (p - r) / r;
+		exit !(r > 0 && e <= 0.15 && e >= -0.15) }' ||
+		fail "predicted $pred ms, replayed $real ms: over 15 % apart"
+
+	check "the traced copy is clean and holds what the original held"
+	fsck_clean "$copy"
+	same_content "$MAN" "$copy"
+}
+
+run_cases tool_time_case "$CASES"
