@@ -9,9 +9,10 @@
  *             bitmaps (ext2fs_read_bitmaps()), the root inode's block;
  *   scan      the inode tables in the inode scan's 8-block reads; each
  *             batch's indirect blocks (prefetch.c: level by level, each
- *             level sorted, a DIND with the block after it), read once the inode scan has read the next
- *             batch's first chunk, then what the read-ahead cache could
- *             not take, in walk order; then, when directories move,
+ *             level sorted, a DIND with the block after it), read once
+ *             the inode scan has read the next batch's first chunk,
+ *             then what the read-ahead cache could not take, in walk
+ *             order; then, when directories move,
  *             every directory block in block order (dirwalk.c);
  *   writes    the write order of finish.c: the superblock, then per
  *             round the copies (move.c: batches by source, written by
