@@ -103,15 +103,9 @@ static errcode_t add_edge(struct walk *w, __u32 parent, __u32 child,
 {
 	errcode_t err;
 
-	if (w->nedge == w->edge_alloc) {
-		__u32 n = w->edge_alloc ? 2 * w->edge_alloc : 1024;
-
-		err = ext2fs_resize_array(sizeof(*w->edge), w->edge_alloc, n,
-					  &w->edge);
-		if (err)
-			return err;
-		w->edge_alloc = n;
-	}
+	err = mp_grow(&w->edge, &w->edge_alloc, w->nedge, sizeof(*w->edge));
+	if (err)
+		return err;
 	w->edge[w->nedge].parent = parent;
 	w->edge[w->nedge].child = child;
 	w->edge[w->nedge].key = key;

@@ -57,6 +57,7 @@
 #include <string.h>
 
 #include "planner.h"
+#include "e3mp_err.h"
 
 static errcode_t planner_init(struct planner *pl);
 static void planner_free(struct planner *pl);
@@ -190,6 +191,23 @@ static void planner_free(struct planner *pl)
 	ext2fs_free_mem(&pl->cursor);
 	ext2fs_free_mem(&pl->next_live);
 	ext2fs_free_mem(&pl->fresh);
+}
+
+errcode_t mp_grow(void *arrp, __u32 *alloc, __u32 n, size_t size)
+{
+	errcode_t err;
+	__u32 want;
+
+	if (n < *alloc)
+		return 0;
+	if (*alloc >= 0x80000000U)
+		return E3MP_TOO_MANY;
+	want = *alloc ? *alloc * 2 : 1024;
+	err = ext2fs_resize_mem((unsigned long) *alloc * size,
+				(unsigned long) want * size, arrp);
+	if (!err)
+		*alloc = want;
+	return err;
 }
 
 int mp_bsearch(__u32 n, blk64_t key, mp_bsearch_cmp cmp, const void *ctx,

@@ -190,6 +190,12 @@ static inline void mp_sort(void *base, size_t n, size_t size,
 }
 
 /*
+ * Make room in the array at *@arrp (*@alloc entries of @size bytes) for
+ * entry @n, doubling it from 1024 entries: appending stays linear.
+ */
+errcode_t mp_grow(void *arrp, __u32 *alloc, __u32 n, size_t size);
+
+/*
  * Binary search over @n entries sorted by block: @cmp(ctx, i, key) says
  * whether entry i lies below (< 0), at (0) or above (> 0) block @key.
  * Returns 1 and sets *@at to the entry found, else 0.

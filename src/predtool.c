@@ -81,15 +81,9 @@ static errcode_t lvl_add(struct tp *p, blk64_t blk)
 {
 	errcode_t err;
 
-	if (p->nlvl == p->lvl_alloc) {
-		__u32 want = p->lvl_alloc ? 2 * p->lvl_alloc : 1024;
-
-		err = ext2fs_resize_array(sizeof(*p->lvl), p->lvl_alloc, want,
-					  &p->lvl);
-		if (err)
-			return err;
-		p->lvl_alloc = want;
-	}
+	err = mp_grow(&p->lvl, &p->lvl_alloc, p->nlvl, sizeof(*p->lvl));
+	if (err)
+		return err;
 	p->lvl[p->nlvl++] = blk;
 	return 0;
 }

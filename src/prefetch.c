@@ -77,14 +77,9 @@ static errcode_t want_add(struct prefetch *pf, ext2_filsys fs, blk64_t blk,
 	/* no more than the cache can take: the walk reads the rest */
 	if (pf->nwant >= pf->cap - pf->n)
 		return 0;
-	if (pf->nwant == pf->want_alloc) {
-		err = ext2fs_resize_array(sizeof(*pf->want), pf->want_alloc,
-					  pf->want_alloc * 2 + 256,
-					  &pf->want);
-		if (err)
-			return err;
-		pf->want_alloc = pf->want_alloc * 2 + 256;
-	}
+	err = mp_grow(&pf->want, &pf->want_alloc, pf->nwant, sizeof(*pf->want));
+	if (err)
+		return err;
 	pf->want[pf->nwant].blk = blk;
 	pf->want[pf->nwant++].depth = depth;
 	return 0;

@@ -46,23 +46,6 @@ struct scan_ctx {
 	errcode_t	err;
 };
 
-static errcode_t grow(void *arrp, __u32 *alloc, __u32 n, size_t size)
-{
-	errcode_t err;
-	__u32 want;
-
-	if (n < *alloc)
-		return 0;
-	if (*alloc >= 0x80000000U)
-		return E3MP_TOO_MANY;
-	want = *alloc ? *alloc * 2 : 4096;
-	err = ext2fs_resize_mem((unsigned long) *alloc * size,
-				(unsigned long) want * size, arrp);
-	if (!err)
-		*alloc = want;
-	return err;
-}
-
 /*
  * First logical block an indirect block maps.  Top-level pointers live in
  * i_block[] (ref == 0); a child's slot in its parent block gives its
@@ -96,7 +79,7 @@ static errcode_t new_rec(struct scan_ctx *sc, blk64_t blk, __u64 logical,
 	struct ind_rec *r;
 	errcode_t err;
 
-	err = grow(&mp->rec, &mp->rec_alloc, mp->nrec, sizeof(*r));
+	err = mp_grow(&mp->rec, &mp->rec_alloc, mp->nrec, sizeof(*r));
 	if (err)
 		return err;
 	r = &mp->rec[mp->nrec++];
@@ -174,7 +157,7 @@ static errcode_t record_data(struct scan_ctx *sc, blk64_t blk, blk64_t ref)
 		e->len++;
 		return 0;
 	}
-	err = grow(&mp->ext, &mp->ext_alloc, mp->next, sizeof(*e));
+	err = mp_grow(&mp->ext, &mp->ext_alloc, mp->next, sizeof(*e));
 	if (err)
 		return err;
 	e = &mp->ext[mp->next++];
@@ -197,7 +180,7 @@ static errcode_t record_extra(struct e3mp *mp, ext2_ino_t ino, blk64_t blk,
 {
 	errcode_t err;
 
-	err = grow(&mp->xr, &mp->x_alloc, mp->nx, sizeof(*mp->xr));
+	err = mp_grow(&mp->xr, &mp->x_alloc, mp->nx, sizeof(*mp->xr));
 	if (err)
 		return err;
 	mp->xr[mp->nx].blk = blk;

@@ -64,15 +64,9 @@ static errcode_t add_bytes(struct bound *b, __u64 start, __u64 len)
 	errcode_t err;
 
 	for (; first <= last; first++) {
-		if (b->n == b->alloc) {
-			__u32 want = b->alloc ? 2 * b->alloc : 1024;
-
-			err = ext2fs_resize_array(sizeof(*b->u), b->alloc,
-						  want, &b->u);
-			if (err)
-				return err;
-			b->alloc = want;
-		}
+		err = mp_grow(&b->u, &b->alloc, b->n, sizeof(*b->u));
+		if (err)
+			return err;
 		b->u[b->n++] = first;
 	}
 	return 0;
@@ -181,15 +175,9 @@ static errcode_t add_ptr(struct bound *b, __u32 ino, blk64_t blk,
 {
 	errcode_t err;
 
-	if (b->npw == b->pw_alloc) {
-		__u32 want = b->pw_alloc ? 2 * b->pw_alloc : 1024;
-
-		err = ext2fs_resize_array(sizeof(*b->pw), b->pw_alloc, want,
-					  &b->pw);
-		if (err)
-			return err;
-		b->pw_alloc = want;
-	}
+	err = mp_grow(&b->pw, &b->pw_alloc, b->npw, sizeof(*b->pw));
+	if (err)
+		return err;
 	b->pw[b->npw].blk = blk;
 	b->pw[b->npw].ino = ino;
 	b->pw[b->npw++].in_inode = in_inode;
