@@ -130,6 +130,7 @@ struct e3mp_part {
 struct e3mp_lock {
 	int		fd;		/* holds the flock; -1: none */
 	long		holder_pid;	/* who holds it, if refused; 0: unknown */
+	int		holder_gone;	/* refused, then found released */
 	char		holder_name[32];
 	char		loop[300];	/* the loop device over the file */
 };

@@ -134,6 +134,7 @@ static int loop_find(const struct stat *st, struct e3mp_lock *lk)
  */
 errcode_t volume_lock(const char *dev, int dry_run, struct e3mp_lock *lk)
 {
+	int mode = (dry_run ? LOCK_SH : LOCK_EX) | LOCK_NB;
 	struct stat st;
 	int fd;
 
@@ -150,14 +151,22 @@ errcode_t volume_lock(const char *dev, int dry_run, struct e3mp_lock *lk)
 		close(fd);
 		return E3MP_LOOP_BACKED;
 	}
-	if (flock(fd, (dry_run ? LOCK_SH : LOCK_EX) | LOCK_NB)) {
+	if (flock(fd, mode)) {
 		errcode_t err = errno;
 
+		if (err == EWOULDBLOCK)
+			lock_holder(&st, lk);
+		/*
+		 * Reading /proc/locks waits for an RCU grace period (the
+		 * kernel takes file_rwsem for writing): a short run can
+		 * finish meanwhile.  If no holder is listed, try the lock
+		 * again; taken now, it was released since, and the refusal
+		 * says so.
+		 */
+		if (err == EWOULDBLOCK && !lk->holder_pid && !flock(fd, mode))
+			lk->holder_gone = 1;
 		close(fd);
-		if (err != EWOULDBLOCK)
-			return err;
-		lock_holder(&st, lk);
-		return E3MP_LOCKED;
+		return err == EWOULDBLOCK ? E3MP_LOCKED : err;
 	}
 	lk->fd = fd;	/* held until exit */
 	return 0;

@@ -125,6 +125,8 @@ static void print_refusal(struct e3mp *mp, const struct e3mp_errinfo *e)
 	if ((e->show & E3MP_SHOW_HOLDER) && lock.holder_pid)
 		fprintf(stderr, " (pid %ld%s%s)", lock.holder_pid,
 			lock.holder_name[0] ? ", " : "", lock.holder_name);
+	else if ((e->show & E3MP_SHOW_HOLDER) && lock.holder_gone)
+		fputs(" (released since)", stderr);
 	if (e->show & E3MP_SHOW_HOLDER)
 		fputs("; nothing was written", stderr);
 	if (e->show & E3MP_SHOW_LOOP)
