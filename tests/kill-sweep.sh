@@ -69,10 +69,12 @@
 #   SLOW=1          in both sweeps only with E3MP_SLOW=1
 #   SLOW=eio        in t0410 only with E3MP_SLOW=1 (t0400 samples it in
 #                   the default run too)
+#   SLOW_KILLS      t0400's points with E3MP_SLOW=1 (every write)
 #   SLOW_WRITES, SLOW_READS  t0410's points with E3MP_SLOW=1 (every write
-#                   and 60 reads): a sample for the layout-rule variants
-# With E3MP_SLOW=1 every case runs in both sweeps, at every write (t0410:
-# SLOW_WRITES where set).
+#                   and 60 reads)
+# With E3MP_SLOW=1 every case runs in both sweeps, at every write
+# (SLOW_KILLS, SLOW_WRITES where set: a sample for the layout-rule
+# variants, which share the mover with the case they vary, swept whole).
 KS_CASES='
 name=ext2-1k-tind        BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M
 name=ext2-1k-full        BS=1024 FSTYPE=ext2           PROFILE=full  SIZE=32M
@@ -81,8 +83,8 @@ name=ext2-1k-tind-data   BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M  A
 name=ext2-1k-tind-inline BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M  ARGS=--home=inline KILLS=4 SLOW=eio SLOW_WRITES=24 SLOW_READS=12
 name=ext3-1k-tind-delete BS=1024 FSTYPE=ext3           PROFILE=tind  SIZE=32M  ARGS=--order=delete KILLS=3 SLOW=eio SLOW_WRITES=24 SLOW_READS=12
 name=ext3-1k-dirs        BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack   KILLS=4 WRITES=3 READS=2
-name=ext3-1k-dirs-roots  BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=roots  KILLS=4 WRITES=3 READS=2
-name=ext3-1k-dirs-itable BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=itable KILLS=4 WRITES=3 READS=2 SLOW=1
+name=ext3-1k-dirs-roots  BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=roots  KILLS=4 WRITES=3 READS=2 SLOW_KILLS=48 SLOW_WRITES=48 SLOW_READS=12
+name=ext3-1k-dirs-itable BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=itable KILLS=4 WRITES=3 READS=2 SLOW=1 SLOW_KILLS=48 SLOW_WRITES=48 SLOW_READS=12
 name=ext3-4k-full        BS=4096 FSTYPE=ext3           PROFILE=full  SIZE=64M  GPB=4096 SLOW=1
 name=e4csum-1k-aged      BS=1024 FSTYPE=ext4noext-flex PROFILE=aged  SIZE=64M  SLOW=1
 name=ext3-1k-homedata    BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  ARGS=--home=data   SLOW=1 SLOW_WRITES=24 SLOW_READS=12

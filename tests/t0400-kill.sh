@@ -24,7 +24,8 @@
 #
 # The cases are kill-sweep.sh's table, shared with t0410: KILLS kill
 # points in the default run (12); with E3MP_SLOW=1 every case, and every
-# write of the run is a kill point.
+# write of the run is a kill point (SLOW_KILLS of them where a case sets
+# it: the --dirs layout variants).
 # Environment:
 #   E3MP_KILLS=N|all   override KILLS for every case
 #   E3MP_UNDO_EXACT=0  for (a), accept an e2undo that restores everything
@@ -67,7 +68,7 @@ kill_case() {
 	local kills=${E3MP_KILLS:-${KILLS:-12}} k sc j where done_w
 	local bad_undo='' bad_fsck='' bad_run='' n=0 line fixed
 	ARGS=${ARGS:-}
-	[ "${E3MP_SLOW:-0}" != 1 ] || kills=${E3MP_KILLS:-all}
+	[ "${E3MP_SLOW:-0}" != 1 ] || kills=${E3MP_KILLS:-${SLOW_KILLS:-all}}
 
 	mkimg "$orig"
 	ks_base_manifest "$orig" "$man"
