@@ -154,19 +154,21 @@ errcode_t volume_lock(const char *dev, int dry_run, struct e3mp_lock *lk)
 	if (flock(fd, mode)) {
 		errcode_t err = errno;
 
-		if (err == EWOULDBLOCK)
+		if (err == EWOULDBLOCK) {
 			lock_holder(&st, lk);
-		/*
-		 * Reading /proc/locks waits for an RCU grace period (the
-		 * kernel takes file_rwsem for writing): a short run can
-		 * finish meanwhile.  If no holder is listed, try the lock
-		 * again; taken now, it was released since, and the refusal
-		 * says so.
-		 */
-		if (err == EWOULDBLOCK && !lk->holder_pid && !flock(fd, mode))
-			lk->holder_gone = 1;
+			/*
+			 * Reading /proc/locks waits for an RCU grace period
+			 * (the kernel takes file_rwsem for writing): a short
+			 * run can finish meanwhile.  If no holder is listed,
+			 * try the lock again; taken now, it was released
+			 * since, and the refusal says so.
+			 */
+			if (!lk->holder_pid && !flock(fd, mode))
+				lk->holder_gone = 1;
+			err = E3MP_LOCKED;
+		}
 		close(fd);
-		return err == EWOULDBLOCK ? E3MP_LOCKED : err;
+		return err;
 	}
 	lk->fd = fd;	/* held until exit */
 	return 0;
