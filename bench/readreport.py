@@ -288,16 +288,18 @@ def dir_targets(res):
     """Issue 14's targets, computed from the measured figures."""
     out = ["### Targets for directories", ""]
     out.append("Issue 14's targets (the default packs directories with "
-               "`--dirs=roots`; `%s` is the default rule with "
+               "`--dirs=volume`; `%s` is the default rule with "
                "`--dirs=leave`, the layout before directories were "
-               "packed)." % LEAVE_RULE)
+               "packed; the floor is the stock image's: its directories' "
+               "transfer plus one seek per group holding them)."
+               % LEAVE_RULE)
     out.append("")
     rows = []
     vs = res.get(DIR_IMAGE, {})
     st, d = vs.get("stock", {}), vs.get(DEFAULT_RULE, {})
     if vs:
         dms, _, _ = dir_part(d)
-        fl = dir_floor(d)
+        fl = dir_floor(st)
         ok = dms is not None and fl is not None and dms <= DIR_FLOOR_MAX * fl
         rows.append(["%s: the directories' fsck part <= %gx their floor "
                      "(transfer + one seek per group holding them)" %

@@ -45,7 +45,8 @@ void usage(FILE *f)
 	fprintf(f,
 "Usage: e3metapack [-fnpv] [-z undo_file] [-d debug_flags] [--json]\n"
 "                  [--home=inode|data|inline] [--order=fsck|delete]\n"
-"                  [--mc-max=percent] [--dirs=leave|pack|itable|roots]\n"
+"                  [--mc-max=percent]\n"
+"                  [--dirs=leave|pack|itable|roots|volume]\n"
 "                  [--partition=N] [--disk=S,F,H,R] [-V] [-h] device\n"
 "\n"
 "Move every indirect block of an unmounted ext2/ext3 volume into the\n"
@@ -66,7 +67,9 @@ void usage(FILE *f)
 "                      order the kernel frees them on delete\n"
 "      --mc-max=PCT    metacluster at most PCT%% (1-50) of a group (default %d)\n"
 "      --dirs=MODE     where to move the blocks of block-mapped\n"
-"                      directories: roots (default: block 0 after the inode\n"
+"                      directories: volume (default: one region in the\n"
+"                      middle of the volume, an htree's root after its\n"
+"                      inode table), roots (block 0 after the inode\n"
 "                      table, the rest after the metacluster), pack (all\n"
 "                      after the metacluster), itable (all after the inode\n"
 "                      table) or leave (where they are)\n"
@@ -110,7 +113,7 @@ static int parse_word(const char *s, const char *const *words,
 static const char *const home_words[] = { "inode", "data", "inline", NULL };
 static const char *const order_words[] = { "fsck", "delete", NULL };
 const char *const e3mp_dirs_words[] = { "leave", "pack", "itable", "roots",
-					NULL };
+					"volume", NULL };
 
 static errcode_t parse_one(int c, struct e3mp_options *opt)
 {
@@ -175,7 +178,7 @@ errcode_t parse_args(int argc, char **argv, struct e3mp_options *opt)
 	memset(opt, 0, sizeof(*opt));
 	opt->mc_max_pct = MC_MAX_DEFAULT;
 	/* (the fastest e2fsck by the measurements of docs/PERFORMANCE.md) */
-	opt->dirs = E3MP_DIRS_ROOTS;
+	opt->dirs = E3MP_DIRS_VOLUME;
 	mp_disk_default(&opt->disk);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "nfpvz:d:Vh", long_opts,

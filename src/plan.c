@@ -36,6 +36,14 @@
  * only slots of its own zone kind (class), so the two kinds carry their
  * overflow into the next group separately.
  *
+ * --dirs=volume homes every directory block in the middle group, so the
+ * whole volume's directories make one region at its tail, in a tree
+ * walk's order (overflowing into the next groups' tails as any MC
+ * does): a walk reads them in one forward sweep however often it changes
+ * group.  Only an htree's root (REC_HTREE) goes to the head zone of its
+ * inode's group as under roots, since e2fsck pass 1 reads it amid that
+ * group's inode table.
+ *
  * Moves come in two rounds, because a destination may only be written
  * while nothing on disk refers to it: round 1 takes destinations that
  * are free now and empties the slots that are not (data is evacuated,
@@ -313,7 +321,8 @@ int mp_rec_in_head(const struct mp_geom *g, const struct ind_rec *r)
 	if (!(r->flags & REC_DIR))
 		return 0;
 	return g->dirs == E3MP_DIRS_ITABLE ||
-	       (g->dirs == E3MP_DIRS_ROOTS && r->logical == 0);
+	       (g->dirs == E3MP_DIRS_ROOTS && r->logical == 0) ||
+	       (g->dirs == E3MP_DIRS_VOLUME && (r->flags & REC_HTREE));
 }
 
 static __u32 rec_class(const struct planner *pl, __u32 i)
@@ -735,7 +744,8 @@ blk64_t mp_head_end(const struct mp_geom *g, __u32 grp)
 	blk64_t first = mp_group_first(g, grp), zone = mp_zone_first(g, grp);
 	blk64_t end = first + g->head_meta + (mp_group_last(g, grp) + 1 - zone);
 
-	if (g->dirs != E3MP_DIRS_ITABLE && g->dirs != E3MP_DIRS_ROOTS)
+	if (g->dirs != E3MP_DIRS_ITABLE && g->dirs != E3MP_DIRS_ROOTS &&
+	    g->dirs != E3MP_DIRS_VOLUME)
 		return first;
 	return end < zone ? end : zone;
 }
@@ -764,11 +774,15 @@ int mp_rec_kept(enum e3mp_homing h, const struct ind_rec *r)
  * A directory's blocks, and the indirect blocks that map them, are homed
  * with the directory's inode under every rule: its data moves there, so
  * homing its indirect blocks by where the data was would move them again
- * on the next run.
+ * on the next run.  Under --dirs=volume its blocks but an htree's root
+ * are homed in the middle group, the region of the whole volume.
  */
 __u32 mp_home(const struct mp_geom *g, enum e3mp_homing h,
 	      const struct ind_rec *r)
 {
+	if (g->dirs == E3MP_DIRS_VOLUME && (r->flags & REC_DIR) &&
+	    !mp_rec_in_head(g, r))
+		return g->group_count / 2;
 	if (h == E3MP_HOME_DATA && !(r->flags & (REC_DIR | REC_OF_DIR)))
 		return r->data_group;
 	return (r->ino - 1) / g->inodes_per_group;

@@ -35,13 +35,15 @@ enum e3mp_dirs {
 	E3MP_DIRS_LEAVE = 0,	/* not recorded: they stay */
 	E3MP_DIRS_PACK,		/* after the group's INDs, at its end */
 	E3MP_DIRS_ITABLE,	/* right after the group's inode table */
-	E3MP_DIRS_ROOTS		/* block 0 there, the rest as pack */
+	E3MP_DIRS_ROOTS,	/* block 0 there, the rest as pack */
+	E3MP_DIRS_VOLUME	/* one region mid-volume; htree roots as itable */
 };
 
 #define REC_IN_INODE	0x01	/* pointer lives in i_block[], not a block */
 #define REC_DIR		0x02	/* a directory block, level 0 */
 #define REC_OF_DIR	0x04	/* an IND/DIND/TIND of such a dir */
 #define REC_HASHED	0x08	/* a REC_DIR of a dir read in hash order */
+#define REC_HTREE	0x10	/* block 0 (the root) of an htree dir */
 
 /* No rank in the tree walk's order (struct mp_geom's walk_rank). */
 #define WALK_NONE	((__u32) -1)

@@ -584,7 +584,8 @@ dir_blocks() {
 # (dir_blocks), print one line per block-mapped directory whose data
 # blocks from logical block FROM (0) on are not one contiguous run in
 # logical order ("INO FIRST-BREAK"); nothing when every directory is
-# packed.  (--dirs=roots puts block 0 apart: FROM 1, see dirs_run_from.)
+# packed.  (--dirs=roots puts block 0 apart, --dirs=volume an htree's:
+# FROM 1, see dirs_run_from.)
 dirs_scattered() {
 	dir_blocks "$1" "$2" | awk -v from="${3:-0}" '{
 		for (k = 3 + from; k <= NF; k++)
@@ -598,7 +599,7 @@ dirs_scattered() {
 # dirs_mode ARG...: the --dirs mode the tool runs under with these
 # arguments (its default when none is given).
 dirs_mode() {
-	local a m=roots
+	local a m=volume
 	for a; do
 		case $a in --dirs=*) m=${a#--dirs=} ;; esac
 	done
@@ -608,7 +609,7 @@ dirs_mode() {
 # dirs_run_from MODE: the logical block from which each directory is one
 # run after a repack under --dirs=MODE (dirs_scattered's FROM).
 dirs_run_from() {
-	case $1 in roots) echo 1 ;; *) echo 0 ;; esac
+	case $1 in roots | volume) echo 1 ;; *) echo 0 ;; esac
 }
 
 # ---- JSON ----------------------------------------------------------

@@ -151,12 +151,12 @@ block_mapped_dirs() {
 	echo "$n"
 }
 
-# dirs_report TOTAL: the directories object, under the default (roots),
+# dirs_report TOTAL: the directories object, under the default (volume),
 # leave, and each mode that moves them: every directory block is in its
 # region after the run or counted in no_space.
 dirs_report() {
 	local total=$1 dirs blocks f m
-	expect_eq directories.mode "$(json_get directories.mode)" roots
+	expect_eq directories.mode "$(json_get directories.mode)" volume
 	dirs=$(block_mapped_dirs "$MAN")
 	expect_eq directories.block_mapped \
 		"$(json_int directories.block_mapped)" "$dirs"
@@ -171,7 +171,7 @@ dirs_report() {
 	expect_eq directories.moved "$(json_int directories.moved)" 0
 	expect_eq directories.in_region_before \
 		"$(json_get directories.in_region_before)" null
-	for m in pack itable roots; do
+	for m in pack itable roots volume; do
 		run_tool -n --json --dirs=$m "$MAN_IMG"
 		expect_exit 0 1
 		expect_json

@@ -8,10 +8,11 @@
 # both orders (--order=fsck, delete) have cases; after --order=delete the
 # IND blocks under each DIND lie last first on disk (debugfs stat).
 # Under every --dirs mode but leave (directory-heavy images,
-# htree-indexed, with and without metadata_csum; the default, roots, on
+# htree-indexed, with and without metadata_csum; the default, volume, on
 # every image without --dirs) every block-mapped directory's data blocks
 # are one contiguous run in logical order afterwards (debugfs stat;
-# under roots from block 1 on, block 0 lies apart), the report counts
+# under roots and volume from block 1 on: roots puts every block 0
+# apart, volume an htree's), the report counts
 # them all in their region, and the rerun moves none.  Under itable the
 # head zone may hold fixed blocks (the journal, after group 0's inode
 # table) and directories already there stay put, so a directory there
@@ -65,7 +66,8 @@ name=ext3-1k-dirs       BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  AR
 name=ext2-2k-dirs       BS=2048 FSTYPE=ext2           PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack
 name=e4csum-1k-dirs     BS=1024 FSTYPE=ext4noext-csum PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack
 name=ext3-1k-dirs-data  BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS="--dirs=pack --home=data"
-name=ext3-1k-dirs-roots BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M
+name=ext3-1k-dirs-volume BS=1024 FSTYPE=ext3          PROFILE=dirs  SIZE=64M
+name=ext3-1k-dirs-roots BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=roots
 name=ext3-1k-dirs-itable BS=1024 FSTYPE=ext3          PROFILE=dirs  SIZE=64M  ARGS=--dirs=itable
 name=e4csum-1k-dirs-roots BS=1024 FSTYPE=ext4noext-csum PROFILE=dirs SIZE=64M ARGS=--dirs=roots
 name=ext2-2k-dirs-itable BS=2048 FSTYPE=ext2          PROFILE=dirs  SIZE=64M  ARGS=--dirs=itable SLOW=1

@@ -735,7 +735,7 @@ name=ext3-sb-free-count      FS=ext3 HOW=sb_free_count HARMLESS=1 FSCK_ONLY='^Fr
 "
 # Directories under each --dirs mode that moves them (slow: the base
 # image); pack keeps the historical names.
-for mode in pack itable roots; do
+for mode in pack itable roots volume; do
 	sfx=-$mode
 	[ "$mode" != pack ] || sfx=
 	for how in dir_iblock_past_end dir_ind_slot_past_end \

@@ -39,7 +39,7 @@ KS_VARIANTS=${E3MP_KERNEL_VARIANTS:-'
 name=1k BS=1024 SIZE=64M
 name=4k BS=4096 SIZE=128M GPB=8192
 name=dirs BS=1024 SIZE=64M PROFILE=dirs ARGS=--dirs=pack
-name=dirs-roots BS=1024 SIZE=64M PROFILE=dirs ARGS=--dirs=roots
+name=dirs-volume BS=1024 SIZE=64M PROFILE=dirs
 '}
 
 # ks_tags: the variant names, one a line.
@@ -244,14 +244,14 @@ ks_check_write() {
 	     "($(wc -l <"$d/list") paths)"
 }
 
-# ks_dirs_packed IMG MANIFEST WHAT: under --dirs=pack or roots (the
-# default), every directory's blocks are one run in logical order (under
-# roots from block 1 on; lib.sh's dirs_scattered).
+# ks_dirs_packed IMG MANIFEST WHAT: under --dirs=pack, roots or volume
+# (the default), every directory's blocks are one run in logical order
+# (under roots and volume from block 1 on; lib.sh's dirs_scattered).
 ks_dirs_packed() {
 	local bad mode
 	# shellcheck disable=SC2046
 	mode=$(dirs_mode $(cat "$T/$tag.args"))
-	case $mode in pack | roots) ;; *) return 0 ;; esac
+	case $mode in pack | roots | volume) ;; *) return 0 ;; esac
 	bad=$(dirs_scattered "$1" "$2" "$(dirs_run_from "$mode")")
 	[ -z "$bad" ] ||
 		fail "$3: directories not in one run (inode, break): $bad"

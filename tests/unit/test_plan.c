@@ -525,13 +525,23 @@ static long slot_idx(const struct mp_plan *p, blk64_t b)
 	return -1;
 }
 
-/* Directory records, and a directory's INDs, are homed with the inode. */
+static int head_rec(const struct vol *v, __u32 i);
+
+/*
+ * Directory records, and a directory's INDs, are homed with the inode;
+ * under --dirs=volume directory records (but htree roots) in the middle
+ * group.
+ */
 static __u32 home_of(const struct vol *v, enum e3mp_homing h, __u32 i)
 {
 	int by_data = h == E3MP_HOME_DATA &&
 		      !(v->rec[i].flags & (REC_DIR | REC_OF_DIR));
 	__u32 grp = by_data ? v->rec[i].data_group :
 		    ino_group(v, v->rec[i].ino);
+
+	if (v->g.dirs == E3MP_DIRS_VOLUME && (v->rec[i].flags & REC_DIR) &&
+	    !head_rec(v, i))
+		grp = v->g.group_count / 2;
 
 	return grp < v->g.group_count ? grp : v->g.group_count - 1;
 }
@@ -696,13 +706,16 @@ static int simulate(const struct vol *v, const struct mp_plan *p,
 
 /*
  * Directory record @i goes to its group's head zone: every one under
- * --dirs=itable, a directory's block 0 under --dirs=roots.
+ * --dirs=itable, a directory's block 0 under --dirs=roots, an htree's
+ * root under --dirs=volume.
  */
 static int head_rec(const struct vol *v, __u32 i)
 {
 	return (v->rec[i].flags & REC_DIR) &&
 	       (v->g.dirs == E3MP_DIRS_ITABLE ||
-		(v->g.dirs == E3MP_DIRS_ROOTS && v->rec[i].logical == 0));
+		(v->g.dirs == E3MP_DIRS_ROOTS && v->rec[i].logical == 0) ||
+		(v->g.dirs == E3MP_DIRS_VOLUME &&
+		 (v->rec[i].flags & REC_HTREE)));
 }
 
 /*
@@ -1742,6 +1755,19 @@ static int case_home(void)
 	r.ino = 64;
 	EXPECT(mp_home(&g, E3MP_HOME_INODE, &r) == 3, "ino 64");
 	EXPECT(mp_home(&g, E3MP_HOME_DATA, &r) == 2, "data homing");
+	/* --dirs=volume: directory blocks mid-volume, an htree root not */
+	g.dirs = E3MP_DIRS_VOLUME;
+	r.data_group = 0;
+	r.flags = REC_DIR;
+	r.logical = 3;
+	EXPECT(mp_home(&g, E3MP_HOME_DATA, &r) == 2, "volume: of %u groups",
+	       g.group_count);
+	r.flags = REC_DIR | REC_HTREE;
+	r.logical = 0;
+	EXPECT(mp_home(&g, E3MP_HOME_DATA, &r) == 3, "volume: htree root");
+	r.flags = REC_OF_DIR;
+	r.level = 1;
+	EXPECT(mp_home(&g, E3MP_HOME_DATA, &r) == 3, "volume: a dir's IND");
 	return 0;
 }
 
@@ -2955,6 +2981,29 @@ static int case_dirs_roots(void)
 }
 
 /*
+ * --dirs=volume: directory blocks in one region, the middle group's tail
+ * (group 2 of 4), but an htree's root, which goes to the head zone of
+ * its inode's group; a directory's own blocks in logical order.
+ */
+static int case_dirs_volume(void)
+{
+	struct vol *v = dirs_head_layout(E3MP_DIRS_VOLUME);
+	struct mp_plan *p = new_plan();
+	__u32 i;
+
+	for (i = 0; i < v->nrec; i++)
+		if (v->rec[i].ino == 9 && v->rec[i].logical == 0)
+			v->rec[i].flags |= REC_HTREE;
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 5, 3, (blk64_t[]) { 186, 187, 188 }));
+	TRY(expect_dests(v, 9, 4, (blk64_t[]) { 6, 189, 190, 191 }));
+	TRY(expect_dests(v, 3, 2, (blk64_t[]) { 62, 63 }));
+	EXPECT(p->dir_after == 7 && p->dir_moved == 7, "dir_after %llu, "
+	       "dir_moved %llu", ULL(p->dir_after), ULL(p->dir_moved));
+	return replan_still(v, E3MP_HOME_INODE, p, new_plan());
+}
+
+/*
  * In a tree walk's order (directory 9 before 5), under --dirs=roots:
  * the block 0s in the head zone and the rest at the tail follow the
  * walk, each directory's own in logical order; a directory already in
@@ -3208,9 +3257,11 @@ static void random_dirs(struct vol *v, __u32 ninodes)
 				add_rec(v, ino, ind, 1,
 					REC_IN_INODE | REC_OF_DIR, 12,
 					mp_group_of(&v->g, b));
+			/* (some multi-block ones htrees, their root flagged) */
 			add_rec(v, ino, b, 0, REC_DIR |
-				(k < 12 ? REC_IN_INODE : 0), k,
-				mp_group_of(&v->g, b));
+				(k < 12 ? REC_IN_INODE : 0) |
+				(k == 0 && n > 1 && ino % 2 ? REC_HTREE : 0),
+				k, mp_group_of(&v->g, b));
 		}
 	}
 }
@@ -3542,13 +3593,13 @@ static int case_random_idempotent_delete(void)
 	return both_homings(random_idempotent, &with_delete);
 }
 
-/* The random directory cases under --dirs=itable and roots. */
+/* The random directory cases under --dirs=itable, roots and volume. */
 static int random_dirs_head(int idempotent)
 {
 	enum e3mp_dirs m;
 	int rc = 0;
 
-	for (m = E3MP_DIRS_ITABLE; m <= E3MP_DIRS_ROOTS && !rc; m++) {
+	for (m = E3MP_DIRS_ITABLE; m <= E3MP_DIRS_VOLUME && !rc; m++) {
 		dirs_mode = m;
 		rc = idempotent ? case_random_idempotent_dirs() :
 		     case_random_valid_dirs();
@@ -3702,6 +3753,8 @@ int main(void)
 		 case_dirs_itable);
 	run_case("directories: roots, block 0 after the metadata",
 		 case_dirs_roots);
+	run_case("directories: volume, one region mid-volume, htree roots "
+		 "by the inode table", case_dirs_volume);
 	run_case("directories in a tree walk's order", case_dirs_walk);
 	run_case("directories in a walk's order: a new one is all that "
 		 "moves", case_dirs_walk_incremental);
@@ -3723,10 +3776,10 @@ int main(void)
 		 case_random_valid_dirs);
 	run_case("random layouts with directories: idempotent",
 		 case_random_idempotent_dirs);
-	run_case("random layouts, directories itable/roots: every plan "
-		 "valid", case_random_valid_dirs_head);
-	run_case("random layouts, directories itable/roots: idempotent",
-		 case_random_idempotent_dirs_head);
+	run_case("random layouts, directories itable/roots/volume: every "
+		 "plan valid", case_random_valid_dirs_head);
+	run_case("random layouts, directories itable/roots/volume: "
+		 "idempotent", case_random_idempotent_dirs_head);
 	run_case("random layouts, directories in a walk order: valid and "
 		 "idempotent", case_random_walk);
 	return unit_done();
