@@ -40,9 +40,10 @@
  * whole volume's directories make one region at its tail, in a tree
  * walk's order (overflowing into the next groups' tails as any MC
  * does): a walk reads them in one forward sweep however often it changes
- * group.  Only an htree's root (REC_HTREE) goes to the head zone of its
- * inode's group as under roots, since e2fsck pass 1 reads it amid that
- * group's inode table.
+ * group.  Only the block 0s that e2fsck reads before pass 2 (REC_EARLY)
+ * go to the head zone of their inode's group as under roots: an htree's
+ * root, read by pass 1 amid that group's inode table, and the root
+ * directory's, read at the start next to group 0's metadata.
  *
  * Moves come in two rounds, because a destination may only be written
  * while nothing on disk refers to it: round 1 takes destinations that
@@ -322,7 +323,7 @@ int mp_rec_in_head(const struct mp_geom *g, const struct ind_rec *r)
 		return 0;
 	return g->dirs == E3MP_DIRS_ITABLE ||
 	       (g->dirs == E3MP_DIRS_ROOTS && r->logical == 0) ||
-	       (g->dirs == E3MP_DIRS_VOLUME && (r->flags & REC_HTREE));
+	       (g->dirs == E3MP_DIRS_VOLUME && (r->flags & REC_EARLY));
 }
 
 static __u32 rec_class(const struct planner *pl, __u32 i)

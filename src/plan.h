@@ -43,7 +43,12 @@ enum e3mp_dirs {
 #define REC_DIR		0x02	/* a directory block, level 0 */
 #define REC_OF_DIR	0x04	/* an IND/DIND/TIND of such a dir */
 #define REC_HASHED	0x08	/* a REC_DIR of a dir read in hash order */
-#define REC_HTREE	0x10	/* block 0 (the root) of an htree dir */
+/*
+ * Block 0 of a directory that e2fsck reads before pass 2: an htree's
+ * root (pass 1 checks it with the inode) or the root directory's (read
+ * at the start, before the bitmaps).
+ */
+#define REC_EARLY	0x10
 
 /* No rank in the tree walk's order (struct mp_geom's walk_rank). */
 #define WALK_NONE	((__u32) -1)

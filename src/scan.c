@@ -131,7 +131,8 @@ static errcode_t record_dir(struct scan_ctx *sc, blk64_t blk,
 	r->level = 0;
 	r->flags = REC_DIR | (ref ? 0 : REC_IN_INODE) |
 		   (sc->hashed ? REC_HASHED : 0) |
-		   (sc->is_htree && cnt == 0 ? REC_HTREE : 0);
+		   (cnt == 0 && (sc->is_htree || sc->ino == EXT2_ROOT_INO) ?
+		    REC_EARLY : 0);
 	/* (the next data block gives the pending INDs their group) */
 	sc->pending = sc->mp->nrec;
 	return 0;

@@ -715,7 +715,7 @@ static int head_rec(const struct vol *v, __u32 i)
 	       (v->g.dirs == E3MP_DIRS_ITABLE ||
 		(v->g.dirs == E3MP_DIRS_ROOTS && v->rec[i].logical == 0) ||
 		(v->g.dirs == E3MP_DIRS_VOLUME &&
-		 (v->rec[i].flags & REC_HTREE)));
+		 (v->rec[i].flags & REC_EARLY)));
 }
 
 /*
@@ -1762,7 +1762,7 @@ static int case_home(void)
 	r.logical = 3;
 	EXPECT(mp_home(&g, E3MP_HOME_DATA, &r) == 2, "volume: of %u groups",
 	       g.group_count);
-	r.flags = REC_DIR | REC_HTREE;
+	r.flags = REC_DIR | REC_EARLY;
 	r.logical = 0;
 	EXPECT(mp_home(&g, E3MP_HOME_DATA, &r) == 3, "volume: htree root");
 	r.flags = REC_OF_DIR;
@@ -2993,7 +2993,7 @@ static int case_dirs_volume(void)
 
 	for (i = 0; i < v->nrec; i++)
 		if (v->rec[i].ino == 9 && v->rec[i].logical == 0)
-			v->rec[i].flags |= REC_HTREE;
+			v->rec[i].flags |= REC_EARLY;
 	TRY(plan_check(v, E3MP_HOME_INODE, p));
 	TRY(expect_dests(v, 5, 3, (blk64_t[]) { 186, 187, 188 }));
 	TRY(expect_dests(v, 9, 4, (blk64_t[]) { 6, 189, 190, 191 }));
@@ -3260,7 +3260,7 @@ static void random_dirs(struct vol *v, __u32 ninodes)
 			/* (some multi-block ones htrees, their root flagged) */
 			add_rec(v, ino, b, 0, REC_DIR |
 				(k < 12 ? REC_IN_INODE : 0) |
-				(k == 0 && n > 1 && ino % 2 ? REC_HTREE : 0),
+				(k == 0 && n > 1 && ino % 2 ? REC_EARLY : 0),
 				k, mp_group_of(&v->g, b));
 		}
 	}
