@@ -334,13 +334,21 @@ def cmd_strace(a):
     kernel's page cache does for a file opened without O_DIRECT: they go
     to the disk at the next fsync/fdatasync of the image (and at the end),
     each distinct block once, in block order (the elevator); a read of a
-    written block is served by the page cache."""
+    written block is served by the page cache.  With --kinds (blockorder
+    kinds of the image before the run) each request is counted under
+    "read " or "write " and the kind its first block had before the
+    run (a free block counts as data)."""
     import os
     disk = Disk(a.span, a.bs, a.settle, a.stroke, a.half_rot, a.rate * 1e6)
     nblocks = a.span // a.bs + 1
     image = os.path.realpath(a.image)
     calls = 0
     dirty = set()
+    names, codes = (load_kinds(a.kinds, nblocks) if a.kinds
+                    else (None, None))
+
+    def kind(rw, b):
+        return rw if names is None else "%s %s" % (rw, names[codes[b]])
 
     def writeback():
         run = None
@@ -349,10 +357,10 @@ def cmd_strace(a):
                 run[1] += 1
                 continue
             if run:
-                disk.write(run[0], run[1], "write")
+                disk.write(run[0], run[1], kind("write", run[0]))
             run = [b, 1]
         if run:
-            disk.write(run[0], run[1], "write")
+            disk.write(run[0], run[1], kind("write", run[0]))
         dirty.clear()
 
     with open(a.trace, errors="replace") as f:
@@ -374,7 +382,7 @@ def cmd_strace(a):
                 continue
             calls += 1
             if m.group(1) == "pread64":
-                disk.read(first, last - first, "read")
+                disk.read(first, last - first, kind("read", first))
             else:
                 disk.cached[first:last] = b"\x01" * (last - first)
                 dirty.update(range(first, last))
@@ -403,8 +411,7 @@ def main():
         s.add_argument("--half-rot", type=float, default=HALF_ROT_MS)
         s.add_argument("--rate", type=float, default=RATE / 1e6,
                        help="MB/s")
-        if name in ("fsck", "trace"):
-            s.add_argument("--kinds")
+        s.add_argument("--kinds")
         if name == "strace":
             s.add_argument("--image", required=True,
                            help="the file whose I/O is replayed")
