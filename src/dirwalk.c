@@ -196,20 +196,15 @@ static errcode_t read_dirs(struct walk *w, const struct e3mp *mp)
 	return err;
 }
 
+static int cmp_edge_parent(const void *ctx, __u32 i, blk64_t parent)
+{
+	return mp_cmp_u64(((const struct edge *) ctx)[i].parent, parent);
+}
+
 /* First edge of @parent in the sorted w->edge. */
 static __u32 first_edge(const struct walk *w, __u32 parent)
 {
-	__u32 lo = 0, hi = w->nedge;
-
-	while (lo < hi) {
-		__u32 mid = lo + (hi - lo) / 2;
-
-		if (w->edge[mid].parent < parent)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return mp_lower_bound(w->nedge, parent, cmp_edge_parent, w->edge);
 }
 
 /*

@@ -211,6 +211,12 @@ typedef int (*mp_bsearch_cmp)(const void *ctx, __u32 i, blk64_t key);
 int mp_bsearch(__u32 n, blk64_t key, mp_bsearch_cmp cmp, const void *ctx,
 	       __u32 *at);
 
+/* The first of those @n entries not below @key (@n: none). */
+__u32 mp_lower_bound(__u32 n, blk64_t key, mp_bsearch_cmp cmp,
+		     const void *ctx);
+
+/* mp_bsearch_cmp over a __u32 array @ctx; its index of @key, or WALK_NONE. */
+int mp_cmp_u32_at(const void *ctx, __u32 i, blk64_t key);
 __u32 mp_find_u32(const __u32 *a, __u32 n, __u32 key);
 
 errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,

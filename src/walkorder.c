@@ -13,22 +13,6 @@
 
 #include "planner.h"
 
-/* The index of @key in the ascending @a[0 .. @n), or WALK_NONE. */
-__u32 mp_find_u32(const __u32 *a, __u32 n, __u32 key)
-{
-	__u32 lo = 0, hi = n;
-
-	while (lo < hi) {
-		__u32 mid = lo + (hi - lo) / 2;
-
-		if (a[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && a[lo] == key ? lo : WALK_NONE;
-}
-
 /* Rank of directory @ino in the tree walk's order (WALK_NONE: none). */
 static __u32 walk_rank(const struct mp_geom *g, __u32 ino)
 {
@@ -91,18 +75,10 @@ static __u32 rising(const __u32 *s, __u32 n, __u32 *tail)
 	__u32 len = 0, i;
 
 	for (i = 0; i < n; i++) {
-		__u32 lo = 0, hi = len;
+		__u32 at = mp_lower_bound(len, s[i], mp_cmp_u32_at, tail);
 
-		while (lo < hi) {
-			__u32 mid = lo + (hi - lo) / 2;
-
-			if (tail[mid] < s[i])
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		tail[lo] = s[i];
-		if (lo == len)
+		tail[at] = s[i];
+		if (at == len)
 			len++;
 	}
 	return len;

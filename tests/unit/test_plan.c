@@ -1771,6 +1771,55 @@ static int case_home(void)
 	return 0;
 }
 
+/*
+ * The searches every sorted array here goes through: mp_lower_bound()
+ * against a linear scan, mp_bsearch() and mp_find_u32() for keys present
+ * and absent, with duplicates, at both ends and in an empty array.
+ */
+static int case_search(void)
+{
+	static const __u32 a[] = { 2, 4, 4, 4, 9, 15 };
+	__u32 n = sizeof(a) / sizeof(a[0]), key, i, want, at;
+
+	for (key = 0; key <= 16; key++) {
+		for (want = 0; want < n && a[want] < key; want++)
+			;
+		i = mp_lower_bound(n, key, mp_cmp_u32_at, a);
+		EXPECT(i == want, "lower bound of %u: %u, not %u", key, i,
+		       want);
+		EXPECT(mp_bsearch(n, key, mp_cmp_u32_at, a, &at) ==
+		       (want < n && a[want] == key), "bsearch %u", key);
+		EXPECT(mp_find_u32(a, n, key) ==
+		       (want < n && a[want] == key ? want : WALK_NONE),
+		       "find %u", key);
+	}
+	EXPECT(mp_lower_bound(0, 5, mp_cmp_u32_at, NULL) == 0 &&
+	       mp_find_u32(NULL, 0, 5) == WALK_NONE, "empty array");
+	return 0;
+}
+
+/*
+ * mp_grow(): room for entry n, doubling from 1024, the old entries kept;
+ * no growth while there is room.
+ */
+static int case_grow(void)
+{
+	__u32 *arr = NULL, alloc = 0, n;
+
+	for (n = 0; n < 5000; n++) {
+		EXPECT(!mp_grow(&arr, &alloc, n, sizeof(*arr)), "grow %u", n);
+		EXPECT(n < alloc, "entry %u, %u allocated", n, alloc);
+		arr[n] = n * 7;
+	}
+	EXPECT(alloc == 8192, "allocated %u, not 8192", alloc);
+	for (n = 0; n < 5000; n++)
+		EXPECT(arr[n] == n * 7, "entry %u lost", n);
+	EXPECT(!mp_grow(&arr, &alloc, 100, sizeof(*arr)) && alloc == 8192,
+	       "grew with room left");
+	ext2fs_free_mem(&arr);
+	return 0;
+}
+
 /* --- metacluster geometry ------------------------------------------------ */
 
 static int case_empty(void)
@@ -3643,6 +3692,8 @@ int main(void)
 	run_case("tail zone is at least one block",
 		 case_helpers_zone_at_least_one);
 	run_case("mp_home: inode and data homing", case_home);
+	run_case("sorted searches: lower bound, bsearch, find", case_search);
+	run_case("mp_grow: doubling from 1024, entries kept", case_grow);
 	run_case("no indirect blocks: empty plan", case_empty);
 	run_case("no data extents at all (ext NULL)", case_no_data_extents);
 	run_case("one file goes to the tail of its group, in order",
