@@ -44,16 +44,10 @@ struct walk {
 	int		hash_alg;
 };
 
-/* A directory block to read: where, and its record. */
-struct dblk {
-	blk64_t	blk;
-	__u32	rec;
-};
-
 static int cmp_dblk(const void *a, const void *b)
 {
-	return mp_cmp_u64(((const struct dblk *) a)->blk,
-			  ((const struct dblk *) b)->blk);
+	return mp_cmp_u64(((const struct mp_dblk *) a)->blk,
+			  ((const struct mp_dblk *) b)->blk);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -170,25 +164,44 @@ static errcode_t collect_dirs(struct walk *w, const struct e3mp *mp)
 	return 0;
 }
 
+/*
+ * Every directory block (REC_DIR record) in block order, the order this
+ * file reads them in and predtool.c predicts; *@out is the caller's to
+ * free.
+ */
+errcode_t dirs_by_block(const struct e3mp *mp, struct mp_dblk **out,
+			__u32 *n)
+{
+	struct mp_dblk *db;
+	errcode_t err;
+	__u32 i;
+
+	*n = 0;
+	err = ext2fs_get_array(mp->nrec ? mp->nrec : 1, sizeof(*db), &db);
+	if (err)
+		return err;
+	for (i = 0; i < mp->nrec; i++) {
+		if (!(mp->rec[i].flags & REC_DIR))
+			continue;
+		db[*n].blk = mp->rec[i].blk;
+		db[(*n)++].rec = i;
+	}
+	mp_sort(db, *n, sizeof(*db), cmp_dblk);
+	*out = db;
+	return 0;
+}
+
 /* Every directory block, in block order, into w->edge. */
 static errcode_t read_dirs(struct walk *w, const struct e3mp *mp)
 {
-	struct dblk *db = NULL;
+	struct mp_dblk *db = NULL;
 	__u32 n = 0, i;
 	char *buf = NULL;
 	errcode_t err;
 
-	err = ext2fs_get_array(mp->nrec ? mp->nrec : 1, sizeof(*db), &db);
+	err = dirs_by_block(mp, &db, &n);
 	if (!err)
 		err = ext2fs_get_mem(w->fs->blocksize, &buf);
-	for (i = 0; !err && i < mp->nrec; i++) {
-		if (!(mp->rec[i].flags & REC_DIR))
-			continue;
-		db[n].blk = mp->rec[i].blk;
-		db[n++].rec = i;
-	}
-	if (!err)
-		mp_sort(db, n, sizeof(*db), cmp_dblk);
 	for (i = 0; !err && i < n; i++)
 		err = read_block(w, &mp->rec[db[i].rec], buf);
 	ext2fs_free_mem(&buf);

@@ -260,6 +260,13 @@ errcode_t inode_scan_and_record(struct e3mp *mp);
 
 /* dirwalk.c */
 errcode_t dirs_walk_order(struct e3mp *mp);
+/* A directory block (REC_DIR record @rec at @blk). */
+struct mp_dblk {
+	blk64_t	blk;
+	__u32	rec;
+};
+errcode_t dirs_by_block(const struct e3mp *mp, struct mp_dblk **out,
+			__u32 *n);
 
 /* prefetch.c: a batch's indirect blocks, read ahead in block order */
 errcode_t prefetch_begin(struct e3mp *mp);

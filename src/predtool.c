@@ -213,17 +213,14 @@ static errcode_t read_group(struct tp *p, dgrp_t g, __u32 *lo, __u32 *hi)
 /* dirwalk.c: every directory block once, in block order. */
 static errcode_t read_dirs(struct tp *p)
 {
-	errcode_t err = 0;
-	__u32 i;
+	struct mp_dblk *db = NULL;
+	errcode_t err;
+	__u32 n, i;
 
-	p->nlvl = 0;
-	for (i = 0; i < p->mp->nrec && !err; i++)
-		if (p->mp->rec[i].flags & REC_DIR)
-			err = lvl_add(p, p->mp->rec[i].blk);
-	if (p->nlvl)
-		mp_sort(p->lvl, p->nlvl, sizeof(*p->lvl), cmp_blk);
-	for (i = 0; i < p->nlvl && !err; i++)
-		mp_toolio_read(&p->t, p->lvl[i], 1);
+	err = dirs_by_block(p->mp, &db, &n);
+	for (i = 0; !err && i < n; i++)
+		mp_toolio_read(&p->t, db[i].blk, 1);
+	ext2fs_free_mem(&db);
 	return err;
 }
 
