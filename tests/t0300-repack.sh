@@ -72,6 +72,7 @@ name=ext3-1k-dirs-itable BS=1024 FSTYPE=ext3          PROFILE=dirs  SIZE=64M  AR
 name=e4csum-1k-dirs-roots BS=1024 FSTYPE=ext4noext-csum PROFILE=dirs SIZE=64M ARGS=--dirs=roots
 name=ext2-2k-dirs-itable BS=2048 FSTYPE=ext2          PROFILE=dirs  SIZE=64M  ARGS=--dirs=itable SLOW=1
 name=ext3-1k-dirs-roots-data BS=1024 FSTYPE=ext3      PROFILE=dirs  SIZE=64M  ARGS="--dirs=roots --home=data" SLOW=1
+name=ext3-1k-dirs-volume-data BS=1024 FSTYPE=ext3     PROFILE=dirs  SIZE=64M  ARGS=--home=data SLOW=1
 name=ext3-1k-dirs-leave BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=leave SLOW=1
 name=ext3-4k-tind       BS=4096 FSTYPE=ext3           PROFILE=tind  SIZE=128M GPB=8192 SLOW=1
 name=ext3-4k-aged       BS=4096 FSTYPE=ext3           PROFILE=aged  SIZE=512M SLOW=1
