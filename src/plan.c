@@ -334,7 +334,14 @@ int same_run(const struct planner *pl, __u32 a, __u32 b)
 #define CL_DIR		2
 #define NCLASS		3
 
-/* Directory block @r goes to its group's head zone (--dirs=itable|roots). */
+/* The --dirs modes that put some directory blocks in head zones. */
+static int dirs_in_heads(const struct mp_geom *g)
+{
+	return g->dirs == E3MP_DIRS_ITABLE || g->dirs == E3MP_DIRS_ROOTS ||
+	       g->dirs == E3MP_DIRS_VOLUME;
+}
+
+/* Directory block @r goes to its group's head zone (dirs_in_heads()). */
 int mp_rec_in_head(const struct mp_geom *g, const struct ind_rec *r)
 {
 	if (!(r->flags & REC_DIR))
@@ -763,8 +770,7 @@ blk64_t mp_head_end(const struct mp_geom *g, __u32 grp)
 	blk64_t first = mp_group_first(g, grp), zone = mp_zone_first(g, grp);
 	blk64_t end = first + g->head_meta + (mp_group_last(g, grp) + 1 - zone);
 
-	if (g->dirs != E3MP_DIRS_ITABLE && g->dirs != E3MP_DIRS_ROOTS &&
-	    g->dirs != E3MP_DIRS_VOLUME)
+	if (!dirs_in_heads(g))
 		return first;
 	return end < zone ? end : zone;
 }
@@ -793,8 +799,9 @@ int mp_rec_kept(enum e3mp_homing h, const struct ind_rec *r)
  * A directory's blocks, and the indirect blocks that map them, are homed
  * with the directory's inode under every rule: its data moves there, so
  * homing its indirect blocks by where the data was would move them again
- * on the next run.  Under --dirs=volume its blocks but an htree's root
- * are homed in the middle group, the region of the whole volume.
+ * on the next run.  Under --dirs=volume its blocks, but a block 0 that
+ * e2fsck reads early (REC_EARLY), are homed in the middle group, the
+ * region of the whole volume.
  */
 __u32 mp_home(const struct mp_geom *g, enum e3mp_homing h,
 	      const struct ind_rec *r)

@@ -36,7 +36,7 @@ enum e3mp_dirs {
 	E3MP_DIRS_PACK,		/* after the group's INDs, at its end */
 	E3MP_DIRS_ITABLE,	/* right after the group's inode table */
 	E3MP_DIRS_ROOTS,	/* block 0 there, the rest as pack */
-	E3MP_DIRS_VOLUME	/* one region mid-volume; htree roots as itable */
+	E3MP_DIRS_VOLUME	/* one region mid-volume; early block 0s as roots */
 };
 
 #define REC_IN_INODE	0x01	/* pointer lives in i_block[], not a block */
