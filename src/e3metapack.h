@@ -149,6 +149,7 @@ struct e3mp {
 	int			mount_flags;	/* EXT2_MF_* of the device */
 	int			writes_started;	/* set before the first write */
 	unsigned long		dev_writes;	/* writes that reached it */
+	unsigned long		bitmap_writes_dropped;	/* bitmapio.c */
 	struct e3mp_io_error	io_err;
 	unsigned int		blocksize;	/* of the volume, once open */
 
@@ -232,6 +233,10 @@ const char *partition_skip_reason(const struct e3mp_part *p);
 void probe_fs_type(int fd, __u64 offset, __u64 size, char *type,
 		   size_t len);
 int fs_type_is_ext(const char *type);
+
+/* bitmapio.c */
+io_manager bitmap_layer(struct e3mp *mp, io_manager inner);
+errcode_t bitmap_layer_watch(struct e3mp *mp);
 
 /* io.c */
 io_manager io_layer(struct e3mp *mp);

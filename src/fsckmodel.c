@@ -248,11 +248,6 @@ struct dirlist {
 	__u64		n, at;
 };
 
-static int cmp_blk(const void *a, const void *b)
-{
-	return mp_cmp_u64(*(const blk64_t *) a, *(const blk64_t *) b);
-}
-
 /* The next block of list @l from @start, past the roots pass 1 read. */
 static int next_blk(struct walk *w, struct dirlist *dl, int l,
 		    blk64_t start, blk64_t *out)
@@ -266,7 +261,7 @@ static int next_blk(struct walk *w, struct dirlist *dl, int l,
 			*out = dl[l].b[dl[l].at++];
 		start = *out + 1;
 	} while (has && w->nroots &&
-		 bsearch(out, w->roots, w->nroots, sizeof(*out), cmp_blk));
+		 bsearch(out, w->roots, w->nroots, sizeof(*out), mp_cmp_blk));
 	return has;
 }
 
@@ -278,7 +273,7 @@ static void pass2(struct walk *w, struct dirlist *dl)
 	int has[2], l;
 
 	if (w->nroots)
-		mp_sort(w->roots, w->nroots, sizeof(*w->roots), cmp_blk);
+		mp_sort(w->roots, w->nroots, sizeof(*w->roots), mp_cmp_blk);
 	has[0] = next_blk(w, dl, 0, 0, &b[0]);
 	has[1] = next_blk(w, dl, 1, 0, &b[1]);
 	for (;;) {
@@ -300,7 +295,7 @@ struct dirmove {
 
 static int cmp_move(const void *a, const void *b)
 {
-	return cmp_blk(&((const struct dirmove *) a)->from,
+	return mp_cmp_blk(&((const struct dirmove *) a)->from,
 		       &((const struct dirmove *) b)->from);
 }
 
@@ -331,7 +326,7 @@ static errcode_t dest_list(struct walk *w, int l, const struct dirmove *mv,
 	for (out->n = 0; out->n < n &&
 	     v->ops->next_dir(v->priv, l, b, &b); b++)
 		out->b[out->n++] = moved_to(mv, nmv, b);
-	mp_sort(out->b, out->n, sizeof(*out->b), cmp_blk);
+	mp_sort(out->b, out->n, sizeof(*out->b), mp_cmp_blk);
 	out->at = 0;
 	return 0;
 }

@@ -87,6 +87,7 @@ errcode_t open_volume(struct e3mp *mp)
 		err = undo_setup(mp, &io);
 		if (err)
 			return err;
+		io = bitmap_layer(mp, io);
 	}
 	if (mp->part)
 		snprintf(io_opts, sizeof(io_opts), "offset=%llu",
@@ -186,6 +187,9 @@ errcode_t check_volume(struct e3mp *mp)
 	if (ext2fs_check_desc(mp->fs))
 		return E3MP_BAD_DESC;
 	err = journal_verify(mp);
+	if (err)
+		return err;
+	err = bitmap_layer_watch(mp);
 	if (err)
 		return err;
 	/* libext2fs verifies the bitmaps' checksums as it reads them */

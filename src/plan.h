@@ -185,6 +185,12 @@ static inline int mp_cmp_u64(__u64 a, __u64 b)
 	return (a > b) - (a < b);
 }
 
+/* qsort() comparator of block numbers. */
+static inline int mp_cmp_blk(const void *a, const void *b)
+{
+	return mp_cmp_u64(*(const blk64_t *) a, *(const blk64_t *) b);
+}
+
 /*
  * qsort() for arrays that may be empty and so never allocated: C leaves
  * qsort(NULL, 0, ...) undefined, and one or no element is sorted anyway.

@@ -18,9 +18,10 @@
  *             round the copies (move.c: batches by source, written by
  *             destination), the pointer switch (fixptr.c: in inode
  *             order, the blocks undobound.c lists) and the release, each
- *             step ended by a barrier that writes the bitmaps (if they
- *             changed), descriptors and superblock and syncs; round 1's
- *             release, when round 2 follows, by round 2's first one.
+ *             step ended by a barrier that writes the block bitmaps of
+ *             the groups the step changed, the descriptors and the
+ *             superblock, and syncs; round 1's release, when round 2
+ *             follows, by round 2's first one.
  *
  * The undo manager's read of each unit before its first write is
  * toolio.c's.  The block sets are libext2fs bitmaps (red-black trees),
@@ -45,6 +46,7 @@ struct tp {
 	ext2fs_generic_bitmap	set[MP_S_COUNT];
 	struct mp_toolio	t;
 	blk64_t			*lvl;		/* a batch's level; copies */
+	__u8			*dirty;		/* per group: bitmap changed */
 	__u32			nlvl, lvl_alloc;
 	__u32			rec;		/* next record to batch */
 };
@@ -86,11 +88,6 @@ static errcode_t lvl_add(struct tp *p, blk64_t blk)
 		return err;
 	p->lvl[p->nlvl++] = blk;
 	return 0;
-}
-
-static int cmp_blk(const void *a, const void *b)
-{
-	return mp_cmp_u64(*(const blk64_t *) a, *(const blk64_t *) b);
 }
 
 static blk64_t super_blk(ext2_filsys fs)
@@ -169,7 +166,7 @@ static errcode_t read_batch(struct tp *p, __u32 lo, __u32 hi)
 	for (depth = 1; depth <= 3 && !err && done < cap; depth++) {
 		err = batch_level(p, lo, hi, depth, cap - done, &n);
 		if (p->nlvl)
-			mp_sort(p->lvl, p->nlvl, sizeof(*p->lvl), cmp_blk);
+			mp_sort(p->lvl, p->nlvl, sizeof(*p->lvl), mp_cmp_blk);
 		for (i = 0; i < p->nlvl; i++)
 			mp_toolio_read(&p->t, p->lvl[i], 1);
 		done += p->nlvl;
@@ -239,19 +236,34 @@ static errcode_t read_scan(struct tp *p)
 	return err;
 }
 
-/* write_barrier(): ext2fs_flush2(), then a sync. */
+/* The groups whose block bitmap the next bitmap barrier changes. */
+static void bitmaps_touch(struct tp *p, const struct mp_move *mv, __u32 n,
+			  int to)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		p->dirty[ext2fs_group_of_blk2(p->fs, to ? mv[i].to :
+					      mv[i].from)] = 1;
+}
+
+/*
+ * write_barrier(): ext2fs_flush2(), then a sync.  Of the block bitmaps
+ * ext2fs_write_bitmaps() writes, only the changed ones reach the volume
+ * (bitmapio.c).
+ */
 static void barrier(struct tp *p, int bitmaps)
 {
 	ext2_filsys fs = p->fs;
-	int csum = ext2fs_has_group_desc_csum(fs);
 	blk64_t super, old_desc, new_desc;
 	dgrp_t g;
 
 	for (g = 0; bitmaps && g < fs->group_desc_count; g++)
-		if (!(csum && ext2fs_bg_flags_test(fs, g,
-						   EXT2_BG_BLOCK_UNINIT)))
+		if (p->dirty[g]) {
 			mp_toolio_write(&p->t, ext2fs_block_bitmap_loc(fs, g),
 					1);
+			p->dirty[g] = 0;
+		}
 	for (g = 0; g < fs->group_desc_count; g++) {
 		if (g && (fs->flags & EXT2_FLAG_MASTER_SB_ONLY))
 			break;
@@ -364,11 +376,13 @@ static errcode_t write_order(struct tp *p)
 		err = write_copies(p, pl->mv[r], pl->nmv[r]);
 		if (err)
 			break;
+		bitmaps_touch(p, pl->mv[r], pl->nmv[r], 1);
 		barrier(p, 1);
 		err = write_pointers(p, r);
 		if (err)
 			break;
 		barrier(p, 0);
+		bitmaps_touch(p, pl->mv[r], pl->nmv[r], 0);
 		/* round 1's release goes out with round 2's first barrier */
 		if (r || !pl->nmv[1])
 			barrier(p, 1);
@@ -426,7 +440,9 @@ errcode_t predict_tool(struct e3mp *mp)
 	if (!(mp->plan.nmv[0] + mp->plan.nmv[1]))
 		return 0;
 	undo_geometry(mp, &unit, &skew);
-	err = sets_alloc(&p);
+	err = ext2fs_get_arrayzero(mp->fs->group_desc_count, 1, &p.dirty);
+	if (!err)
+		err = sets_alloc(&p);
 	if (!err) {
 		mp_toolio_init(&p.t, &mp->opt.disk,
 			       ext2fs_blocks_count(mp->fs->super),
@@ -451,5 +467,6 @@ errcode_t predict_tool(struct e3mp *mp)
 		if (p.set[i])
 			ext2fs_free_generic_bmap(p.set[i]);
 	ext2fs_free_mem(&p.lvl);
+	ext2fs_free_mem(&p.dirty);
 	return err;
 }

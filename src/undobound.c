@@ -21,8 +21,9 @@
  *    blocks; the backup superblocks and descriptors too, unless
  *    EXT2_FLAG_MASTER_SB_ONLY is set, as ext2fs_open2() does by default
  *    (ext2fs_flush() makes the same test);
- *  - each group's block bitmap, unless it is BLOCK_UNINIT and no move
- *    lands in the group (ext2fs_write_bitmaps() skips those);
+ *  - the block bitmap of each group a move leaves or enters (of the
+ *    bitmaps ext2fs_write_bitmaps() writes, bitmapio.c lets only the
+ *    changed ones through);
  *  - every move's destination (the copies);
  *  - for every move, the block that holds the pointer to it, where that
  *    block is during the move's round: the inode's inode table block
@@ -103,23 +104,26 @@ static errcode_t add_super_and_desc(struct bound *b)
 			err = add_block(b, old_desc, n_old);
 		if (!err && new_desc)
 			err = add_block(b, new_desc, 1);
-		if (!err && !(ext2fs_has_group_desc_csum(fs) &&
-			      ext2fs_bg_flags_test(fs, g, EXT2_BG_BLOCK_UNINIT)))
-			err = add_block(b, ext2fs_block_bitmap_loc(fs, g), 1);
 	}
 	return err;
 }
 
-/* A move's destination; in a BLOCK_UNINIT group, the bitmap too. */
-static errcode_t add_dest(struct bound *b, blk64_t to)
+/*
+ * A move's destination, and the block bitmaps of the groups it leaves
+ * and enters: only a changed bitmap is written (bitmapio.c), and a
+ * group no move touches keeps its bitmap as it is.
+ */
+static errcode_t add_dest(struct bound *b, const struct mp_move *m)
 {
 	ext2_filsys fs = b->fs;
-	dgrp_t g = ext2fs_group_of_blk2(fs, to);
-	errcode_t err = add_block(b, to, 1);
+	errcode_t err = add_block(b, m->to, 1);
 
-	if (!err && ext2fs_has_group_desc_csum(fs) &&
-	    ext2fs_bg_flags_test(fs, g, EXT2_BG_BLOCK_UNINIT))
-		err = add_block(b, ext2fs_block_bitmap_loc(fs, g), 1);
+	if (!err)
+		err = add_block(b, ext2fs_block_bitmap_loc(fs,
+				ext2fs_group_of_blk2(fs, m->to)), 1);
+	if (!err)
+		err = add_block(b, ext2fs_block_bitmap_loc(fs,
+				ext2fs_group_of_blk2(fs, m->from)), 1);
 	return err;
 }
 
@@ -194,7 +198,7 @@ static errcode_t add_move(struct bound *b, int r, const struct mp_move *m,
 
 	if (b->round >= 0)
 		return r == b->round ? add_ptr(b, m->ino, ptr, !parent) : 0;
-	err = add_dest(b, m->to);
+	err = add_dest(b, m);
 	if (!err)
 		err = add_block(b, ptr, 1);
 	return err;
