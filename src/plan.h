@@ -185,6 +185,14 @@ static inline int mp_cmp_u64(__u64 a, __u64 b)
 	return (a > b) - (a < b);
 }
 
+/* keyheap.c: a min-heap of (block, value), the least block on top. */
+struct mp_key {
+	blk64_t	blk;
+	__u32	val;
+};
+void mp_heap_push(struct mp_key *heap, __u32 *n, struct mp_key k);
+struct mp_key mp_heap_pop(struct mp_key *heap, __u32 *n);
+
 /* qsort() comparator of block numbers. */
 static inline int mp_cmp_blk(const void *a, const void *b)
 {

@@ -8,8 +8,8 @@
  *             and the journal's block 0, each group's block and inode
  *             bitmaps (ext2fs_read_bitmaps()), the root inode's block;
  *   scan      the inode tables in the inode scan's 8-block reads; each
- *             batch's indirect blocks (prefetch.c: level by level, each
- *             level sorted, a DIND with the block after it), read once
+ *             batch's indirect blocks (prefetch.c: in sweeps up the
+ *             disk, a DIND with the block after it), read once
  *             the inode scan has read the next batch's first chunk,
  *             then what the read-ahead cache could not take, in walk
  *             order; then, when directories move,
@@ -40,14 +40,22 @@
 #define PF_MAX_BYTES	(16U << 20)	/* prefetch.c's */
 #define COPY_BYTES	(8U << 20)	/* move.c's BATCH_BYTES */
 
+/* A batch's record: its first child and next sibling (NO_KID: none). */
+struct pf_tree {
+	__u32	kid, sib;
+};
+
+#define NO_KID	((__u32) -1)
+
 struct tp {
 	struct e3mp		*mp;
 	ext2_filsys		fs;
 	ext2fs_generic_bitmap	set[MP_S_COUNT];
 	struct mp_toolio	t;
-	blk64_t			*lvl;		/* a batch's level; copies */
+	struct pf_tree		*tree;		/* a batch's records' links */
+	struct mp_key		*ahead, *behind; /* prefetch.c's sweeps */
 	__u8			*dirty;		/* per group: bitmap changed */
-	__u32			nlvl, lvl_alloc;
+	__u32			tree_alloc, ahead_alloc, behind_alloc;
 	__u32			rec;		/* next record to batch */
 };
 
@@ -78,17 +86,6 @@ static const struct mp_set_ops set_ops = {
 	.find = set_find,
 	.mark = set_mark,
 };
-
-static errcode_t lvl_add(struct tp *p, blk64_t blk)
-{
-	errcode_t err;
-
-	err = mp_grow(&p->lvl, &p->lvl_alloc, p->nlvl, sizeof(*p->lvl));
-	if (err)
-		return err;
-	p->lvl[p->nlvl++] = blk;
-	return 0;
-}
 
 static blk64_t super_blk(ext2_filsys fs)
 {
@@ -124,53 +121,116 @@ static void read_open(struct tp *p)
 }
 
 /*
- * Of the records of inodes @lo..@hi (the batch's, from p->rec on; *@n:
- * how many), put into p->lvl the blocks @depth levels below their inode
- * (1: pointed to from i_block[]), at most @room of them: the level
- * prefetch.c reads in its @depth-th sweep.
+ * Link the records of inodes @lo..@hi (the batch's, from p->rec on; *@n:
+ * how many) to their DIND or TIND, the last one before them in the
+ * walk's pre-order; *@roots: those i_block[] names (or whose parent is
+ * not known), chained by sib.
  */
-static errcode_t batch_level(struct tp *p, __u32 lo, __u32 hi, int depth,
-			     __u32 room, __u32 *n)
+static errcode_t batch_tree(struct tp *p, __u32 lo, __u32 hi, __u32 *n,
+			    __u32 *roots)
 {
-	const struct ind_rec *r = p->mp->rec;
-	__u32 i, ino = 0;
-	int top = 0;
+	const struct ind_rec *r = p->mp->rec + p->rec;
+	__u32 i, up, last[5] = { 0 }, ino = 0, *head;
 	errcode_t err = 0;
 
-	p->nlvl = 0;
-	for (i = p->rec; i < p->mp->nrec && r[i].ino <= hi && !err; i++) {
-		if (r[i].ino < lo || !r[i].level)
+	*roots = NO_KID;
+	for (i = 0; p->rec + i < p->mp->nrec && r[i].ino <= hi; i++) {
+		err = mp_grow(&p->tree, &p->tree_alloc, i, sizeof(*p->tree));
+		if (err)
+			return err;
+		p->tree[i].kid = NO_KID;
+		if (r[i].ino < lo || !r[i].level || r[i].level > 3)
 			continue;
-		if (r[i].ino != ino || (r[i].flags & REC_IN_INODE))
-			top = (r[i].flags & REC_IN_INODE) ? r[i].level : 3;
+		if (r[i].ino != ino)
+			memset(last, 0, sizeof(last));
 		ino = r[i].ino;
-		if (top - r[i].level + 1 != depth || p->nlvl >= room)
-			continue;
-		err = lvl_add(p, r[i].blk);
-		/* a DIND comes with the block after it (prefetch.c) */
-		if (!err && r[i].level == 2 && p->nlvl < room &&
-		    r[i].blk + 1 < ext2fs_blocks_count(p->fs->super))
-			err = lvl_add(p, r[i].blk + 1);
+		up = last[r[i].level + 1];	/* index + 1, or 0 */
+		head = (up && !(r[i].flags & REC_IN_INODE)) ?
+			&p->tree[up - 1].kid : roots;
+		p->tree[i].sib = *head;
+		*head = i;
+		last[r[i].level] = i + 1;
 	}
-	*n = i - p->rec;
+	*n = i;
+	return 0;
+}
+
+/* Want record @i's block in this sweep if it lies past @pos, else next. */
+static errcode_t sweep_want(struct tp *p, __u32 i, blk64_t pos, int swept,
+			    __u32 *nahead, __u32 *nbehind)
+{
+	struct mp_key k = { p->mp->rec[p->rec + i].blk, i };
+	errcode_t err;
+
+	if (swept && k.blk <= pos) {
+		err = mp_grow(&p->behind, &p->behind_alloc, *nbehind,
+			      sizeof(k));
+		if (!err)
+			p->behind[(*nbehind)++] = k;
+		return err;
+	}
+	err = mp_grow(&p->ahead, &p->ahead_alloc, *nahead, sizeof(k));
+	if (!err)
+		mp_heap_push(p->ahead, nahead, k);
+	return err;
+}
+
+/*
+ * prefetch_read() for the records linked by batch_tree(): sweeps up the
+ * disk, a DIND with the block after it, a pointer block's children in
+ * the sweep that reads it if they lie past it, else in the next; no more
+ * than @cap blocks.
+ */
+static errcode_t batch_sweeps(struct tp *p, __u32 roots, __u32 cap)
+{
+	__u32 nahead = 0, nbehind = 0, done = 0, i;
+	blk64_t pos = 0;
+	int swept;
+	errcode_t err = 0;
+
+	for (i = roots; i != NO_KID && !err; i = p->tree[i].sib)
+		if (nahead < cap)
+			err = sweep_want(p, i, 0, 0, &nahead, &nbehind);
+	while (nahead && !err) {
+		for (swept = 0; nahead && !err; swept = 1) {
+			struct mp_key k = mp_heap_pop(p->ahead, &nahead);
+
+			if (swept && k.blk <= pos)
+				continue;	/* wanted twice */
+			mp_toolio_read(&p->t, k.blk, 1);
+			pos = k.blk;
+			done++;
+			/* (a run ending in a DIND: one block more) */
+			if (p->mp->rec[p->rec + k.val].level == 2 &&
+			    !(nahead && p->ahead[0].blk == pos + 1) &&
+			    done + nahead + nbehind < cap)
+				mp_toolio_read(&p->t, ++pos, 1), done++;
+			for (i = p->tree[k.val].kid; i != NO_KID && !err;
+			     i = p->tree[i].sib)
+				if (done + nahead + nbehind < cap)
+					err = sweep_want(p, i, pos, 1, &nahead,
+							 &nbehind);
+		}
+		while (nbehind && !err) {
+			err = mp_grow(&p->ahead, &p->ahead_alloc, nahead,
+				      sizeof(*p->ahead));
+			if (!err)
+				mp_heap_push(p->ahead, &nahead,
+					     p->behind[--nbehind]);
+		}
+	}
 	return err;
 }
 
 /* prefetch_read() for the batch of inodes @lo..@hi, then the walk. */
 static errcode_t read_batch(struct tp *p, __u32 lo, __u32 hi)
 {
-	__u32 cap = PF_MAX_BYTES / p->fs->blocksize, done = 0, n = 0, i;
-	int depth;
-	errcode_t err = 0;
+	__u32 cap = PF_MAX_BYTES / p->fs->blocksize, n = 0, roots, i;
+	errcode_t err;
 
-	for (depth = 1; depth <= 3 && !err && done < cap; depth++) {
-		err = batch_level(p, lo, hi, depth, cap - done, &n);
-		if (p->nlvl)
-			mp_sort(p->lvl, p->nlvl, sizeof(*p->lvl), mp_cmp_blk);
-		for (i = 0; i < p->nlvl; i++)
-			mp_toolio_read(&p->t, p->lvl[i], 1);
-		done += p->nlvl;
-	}
+	err = batch_tree(p, lo, hi, &n, &roots);
+	if (!err)
+		err = batch_sweeps(p, roots, cap);
 	/* what the cache could not take, the walk reads (pre-order) */
 	for (i = 0; i < n && !err; i++)
 		if (p->mp->rec[p->rec + i].level)
@@ -466,7 +526,9 @@ errcode_t predict_tool(struct e3mp *mp)
 	for (i = 0; i < MP_S_COUNT; i++)
 		if (p.set[i])
 			ext2fs_free_generic_bmap(p.set[i]);
-	ext2fs_free_mem(&p.lvl);
+	ext2fs_free_mem(&p.tree);
+	ext2fs_free_mem(&p.ahead);
+	ext2fs_free_mem(&p.behind);
 	ext2fs_free_mem(&p.dirty);
 	return err;
 }

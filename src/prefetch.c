@@ -1,6 +1,6 @@
 /*
- * prefetch.c --- read a batch of inodes' indirect blocks ahead, in block
- * order, level by level
+ * prefetch.c --- read a batch of inodes' indirect blocks ahead, in
+ * sweeps up the disk
  *
  * The scan walks each file's block map with libext2fs's iterator, which
  * reads an indirect block when it reaches it: inode by inode, so on a
@@ -9,12 +9,15 @@
  * the inodes that have indirect blocks and walks them sorted by their
  * first one.  Here the scan hands each batch of inodes (one group's, at
  * most SCAN_BATCH) to prefetch_inode() and prefetch_read() before it
- * walks them.  That reads
- * the blocks the inodes point to (IND, DIND, TIND) in block order,
- * neighbours merged into one request, then the blocks those name (the
- * DINDs' INDs, the TINDs' DINDs), then the last level, and keeps them
- * until the batch has been walked: io.c serves the iterator's reads of
- * them from here (prefetch_lookup()).  The walk, and every check it
+ * walks them.  That reads the blocks the inodes point to (IND, DIND,
+ * TIND) in block order, neighbours merged into one request; as a DIND or
+ * TIND comes in, the blocks it names join the sweep if they lie ahead of
+ * it, else the next sweep.  So a file whose indirect blocks lie in the
+ * order of its data (mke2fs -d, the kernel's allocator, a packed run) is
+ * read in one sweep, as e2fsck's own walk of it goes, and scattered ones
+ * in at most one sweep a level.  The blocks are kept until the batch
+ * has been walked: io.c serves the iterator's reads of them from here
+ * (prefetch_lookup()).  The walk, and every check it
  * makes, is unchanged, in the same inode order, so the records and the
  * plan are too.  Nothing read ahead is trusted: a pointer outside the
  * volume is not followed (the walk refuses it), and a read that fails
@@ -33,12 +36,6 @@
 
 #define PF_MAX_BYTES	(16U << 20)
 
-/* A block to read: its number, and how many levels of pointers it holds. */
-struct pf_want {
-	blk64_t	blk;
-	int	depth;			/* IND 1, DIND 2, TIND 3 */
-};
-
 /* A block read: where in data[] it is, and its depth as wanted. */
 struct pf_slot {
 	blk64_t	blk;
@@ -47,150 +44,125 @@ struct pf_slot {
 };
 
 struct prefetch {
-	struct pf_want	*want;		/* the level being read */
-	__u32		nwant;
-	__u32		want_alloc;
+	struct mp_key	*ahead;		/* this sweep's: a heap by block */
+	__u32		nahead, ahead_alloc;
+	struct mp_key	*behind;	/* the next sweep's */
+	__u32		nbehind, behind_alloc;
 	struct pf_slot	*byblk;		/* cached blocks, by number */
 	char		*data;		/* their contents, cap blocks */
 	__u32		n, cap;
+	__u32		sorted;		/* byblk[0, sorted): earlier sweeps' */
+	blk64_t		pos;		/* the sweep's last block read */
 	unsigned int	bs;
 };
 
-static int cmp_want(const void *a, const void *b)
-{
-	const struct pf_want *x = a, *y = b;
-
-	/* (deepest first: want_trim() keeps the first of a block's wants) */
-	if (x->blk != y->blk)
-		return mp_cmp_u64(x->blk, y->blk);
-	return y->depth - x->depth;
-}
-
+/*
+ * Want @blk, holding @depth levels of pointers: in this sweep if it lies
+ * ahead of it, else in the next.  No more than the cache can take: the
+ * walk reads the rest.
+ */
 static errcode_t want_add(struct prefetch *pf, ext2_filsys fs, blk64_t blk,
 			  int depth)
 {
+	struct mp_key w = { blk, depth };	/* the deeper one first */
 	errcode_t err;
 
 	if (!blk || blk < fs->super->s_first_data_block ||
 	    blk >= ext2fs_blocks_count(fs->super))
 		return 0;
-	/* no more than the cache can take: the walk reads the rest */
-	if (pf->nwant >= pf->cap - pf->n)
+	if (pf->nahead + pf->nbehind >= pf->cap - pf->n)
 		return 0;
-	err = mp_grow(&pf->want, &pf->want_alloc, pf->nwant, sizeof(*pf->want));
-	if (err)
+	if (pf->n > pf->sorted && blk <= pf->pos) {
+		err = mp_grow(&pf->behind, &pf->behind_alloc, pf->nbehind,
+			      sizeof(w));
+		if (!err)
+			pf->behind[pf->nbehind++] = w;
 		return err;
-	pf->want[pf->nwant].blk = blk;
-	pf->want[pf->nwant++].depth = depth;
-	return 0;
+	}
+	err = mp_grow(&pf->ahead, &pf->ahead_alloc, pf->nahead, sizeof(w));
+	if (!err)
+		mp_heap_push(pf->ahead, &pf->nahead, w);
+	return err;
 }
 
-/* Sort the level, drop repeats, and keep what fits in the cache. */
-static void want_trim(struct prefetch *pf)
+static int cmp_slot(const void *ctx, __u32 i, blk64_t key)
 {
-	__u32 i, j;
+	return mp_cmp_u64(((const struct prefetch *) ctx)->byblk[i].blk, key);
+}
 
-	mp_sort(pf->want, pf->nwant, sizeof(*pf->want), cmp_want);
-	for (i = j = 0; i < pf->nwant; i++)
-		if (!j || pf->want[i].blk != pf->want[j - 1].blk)
-			pf->want[j++] = pf->want[i];
-	pf->nwant = j;
-	if (pf->nwant > pf->cap - pf->n)
-		pf->nwant = pf->cap - pf->n;
+/* Read already: in an earlier sweep, or in this one (ascending). */
+static int cached(const struct prefetch *pf, blk64_t blk)
+{
+	struct prefetch now = *pf;
+	__u32 at;
+
+	if (mp_bsearch(pf->sorted, blk, cmp_slot, pf, &at))
+		return 1;
+	now.byblk += pf->sorted;
+	return mp_bsearch(pf->n - pf->sorted, blk, cmp_slot, &now, &at);
 }
 
 /*
  * One more block to read after a run that ends with a DIND, if there is
  * room: the allocators put a DIND's first IND right after it (ext3's
  * ext3_alloc_branch, mke2fs -d, e3metapack's own runs), so reading it
- * with the DIND spares the next level a seek back to it.  @room: cache
- * slots left for this run and the rest of the level.
+ * with the DIND spares a request for it.
  */
 static __u32 run_extra(const struct prefetch *pf, ext2_filsys fs,
-		       __u32 last, __u32 room)
+		       __u32 len)
 {
-	blk64_t next = pf->want[last].blk + 1;
+	const struct pf_slot *last = &pf->byblk[pf->n + len - 1];
 
-	return pf->want[last].depth == 2 && room > 0 &&
-	       next < ext2fs_blocks_count(fs->super);
-}
-
-/* Note the blocks of a run just read into the slots from pf->n on. */
-static void run_note(struct prefetch *pf, __u32 i, __u32 len, __u32 extra)
-{
-	__u32 k;
-
-	for (k = 0; k < len + extra; k++) {
-		struct pf_slot *s = &pf->byblk[pf->n + k];
-
-		s->blk = pf->want[i].blk + k;
-		s->slot = pf->n + k;
-		s->depth = k < len ? pf->want[i + k].depth : 0;
-	}
-	pf->n += len + extra;
+	return last->depth == 2 &&
+	       pf->n + len + pf->nahead + pf->nbehind < pf->cap &&
+	       last->blk + 1 < ext2fs_blocks_count(fs->super) &&
+	       !cached(pf, last->blk + 1);
 }
 
 /*
- * Read the level in runs of neighbouring blocks, in block order (so the
- * level's slots are sorted by block).  A read that fails fails the scan,
- * as the walk's own would (io.c notes it, with the request's first
- * block); a run read with one block more that fails is read again
- * without it, since the walk may never read that block.  *first: the
- * level's first slot.
+ * Take the next run of neighbouring blocks off the sweep's heap into the
+ * slots from pf->n on, skipping repeats and what has been read; its
+ * length, or 0 when the sweep is done.
  */
-static errcode_t level_read(struct prefetch *pf, ext2_filsys fs,
-			    __u32 *first)
+static __u32 run_take(struct prefetch *pf)
 {
-	__u32 i, len, extra;
-	errcode_t err;
+	int swept = pf->n > pf->sorted;	/* pf->pos is this sweep's */
+	__u32 len = 0;
 
-	*first = pf->n;
-	for (i = 0; i < pf->nwant; i += len) {
-		for (len = 1; i + len < pf->nwant &&
-		     pf->want[i + len].blk == pf->want[i].blk + len; len++)
-			;
-		extra = run_extra(pf, fs, i + len - 1,
-				  pf->cap - pf->n - (pf->nwant - i));
-		err = io_channel_read_blk64(fs->io, pf->want[i].blk,
-					    len + extra, pf->data +
-					    (size_t) pf->n * pf->bs);
-		if (err && extra)
-			err = io_channel_read_blk64(fs->io, pf->want[i].blk,
-						    len, pf->data +
-						    (size_t) pf->n * pf->bs);
-		if (err)
-			return err;
-		run_note(pf, i, len, extra);
+	while (pf->nahead && pf->n + len < pf->cap) {
+		struct pf_slot *s = &pf->byblk[pf->n + len];
+		blk64_t blk = pf->ahead[0].blk, last = len ? s[-1].blk : pf->pos;
+
+		if ((len || swept) && blk <= last) {
+			mp_heap_pop(pf->ahead, &pf->nahead);	/* twice */
+			continue;
+		}
+		if (len && (blk != last + 1 || cached(pf, blk)))
+			break;
+		s->depth = mp_heap_pop(pf->ahead, &pf->nahead).val;
+		if (cached(pf, blk))
+			continue;
+		s->blk = blk;
+		s->slot = pf->n + len++;
 	}
-	return 0;
+	return len;
 }
 
-static int cmp_slot(const void *ctx, __u32 i, blk64_t key);
-
-/*
- * The pointers in the level just read (slots from @first on) that lead
- * to more pointers: the next level's wants, less the blocks this level
- * has already read (a DIND's first IND, read with it).
- */
-static errcode_t level_next(struct prefetch *pf, ext2_filsys fs, __u32 first)
+/* Want what the pointer blocks in slots [@first, @end) name. */
+static errcode_t run_children(struct prefetch *pf, ext2_filsys fs,
+			      __u32 first, __u32 end)
 {
-	struct prefetch level = *pf;
-	__u32 addr = pf->bs / sizeof(__u32), i, k, at;
+	__u32 addr = pf->bs / sizeof(__u32), i, k;
 	errcode_t err = 0;
 
-	level.byblk += first;
-	level.n -= first;
-	pf->nwant = 0;
-	for (i = first; i < pf->n && !err; i++) {
-		const __u32 *p = (const __u32 *)
-			(pf->data + (size_t) i * pf->bs);
+	for (i = first; i < end && !err; i++) {
+		const __u32 *p = (const __u32 *) (pf->data +
+						  (size_t) i * pf->bs);
 
-		if (pf->byblk[i].depth < 2)
-			continue;
-		for (k = 0; k < addr && !err; k++) {
+		for (k = 0; k < addr && !err && pf->byblk[i].depth > 1; k++) {
 			blk64_t blk = ext2fs_le32_to_cpu(p[k]);
 
-			if (!mp_bsearch(level.n, blk, cmp_slot, &level, &at))
+			if (!cached(pf, blk))
 				err = want_add(pf, fs, blk,
 					       pf->byblk[i].depth - 1);
 		}
@@ -198,9 +170,35 @@ static errcode_t level_next(struct prefetch *pf, ext2_filsys fs, __u32 first)
 	return err;
 }
 
-static int cmp_slot(const void *ctx, __u32 i, blk64_t key)
+/*
+ * Read one run, then want what its pointer blocks name: what lies ahead
+ * of the sweep in this sweep, what lies behind in the next.  A read that
+ * fails fails the scan, as the walk's own would (io.c notes it, with the
+ * request's first block); a run read with one block more that fails is
+ * read again without it, since the walk may never read that block.
+ */
+static errcode_t run_read(struct prefetch *pf, ext2_filsys fs, __u32 len)
 {
-	return mp_cmp_u64(((const struct prefetch *) ctx)->byblk[i].blk, key);
+	__u32 extra = run_extra(pf, fs, len), first = pf->n;
+	struct pf_slot *s = &pf->byblk[first];
+	char *buf = pf->data + (size_t) first * pf->bs;
+	errcode_t err;
+
+	err = io_channel_read_blk64(fs->io, s->blk, len + extra, buf);
+	if (err && extra) {
+		extra = 0;
+		err = io_channel_read_blk64(fs->io, s->blk, len, buf);
+	}
+	if (err)
+		return err;
+	if (extra) {
+		s[len].blk = s[len - 1].blk + 1;
+		s[len].slot = first + len;
+		s[len].depth = 0;
+	}
+	pf->n += len + extra;
+	pf->pos = pf->byblk[pf->n - 1].blk;
+	return run_children(pf, fs, first, first + len);
 }
 
 static int cmp_byblk(const void *a, const void *b)
@@ -229,7 +227,7 @@ errcode_t prefetch_begin(struct e3mp *mp)
 		if (err)
 			return err;
 	}
-	pf->n = pf->nwant = 0;
+	pf->n = pf->sorted = pf->nahead = pf->nbehind = 0;
 	return 0;
 }
 
@@ -249,20 +247,34 @@ errcode_t prefetch_inode(struct e3mp *mp, const struct ext2_inode_large *inode)
 	return err;
 }
 
-/* Read what the batch's inodes point to, level by level. */
+/*
+ * Read what the batch's inodes point to, in sweeps up the disk: each
+ * sweep reads the blocks wanted ahead of it in block order, and as a
+ * pointer block is read, the blocks it names that lie further up join
+ * the sweep; those behind wait for the next.  A file whose indirect
+ * blocks lie in the order of its data (as mke2fs -d and the kernel
+ * write them, and as a packed run holds them) is read in one sweep, as
+ * e2fsck's walk reads it; scattered ones take at most a sweep a level.
+ */
 errcode_t prefetch_read(struct e3mp *mp)
 {
 	struct prefetch *pf = mp->pf;
 	errcode_t err = 0;
-	__u32 first;
+	__u32 len;
 
-	while (pf->nwant && !err) {
-		want_trim(pf);
-		err = level_read(pf, mp->fs, &first);
-		if (!err)
-			err = level_next(pf, mp->fs, first);
+	while (pf->nahead && !err) {
+		while (!err && (len = run_take(pf)) > 0)
+			err = run_read(pf, mp->fs, len);
+		mp_sort(pf->byblk, pf->n, sizeof(*pf->byblk), cmp_byblk);
+		pf->sorted = pf->n;
+		while (pf->nbehind && !err) {
+			err = mp_grow(&pf->ahead, &pf->ahead_alloc,
+				      pf->nahead, sizeof(*pf->ahead));
+			if (!err)
+				mp_heap_push(pf->ahead, &pf->nahead,
+					     pf->behind[--pf->nbehind]);
+		}
 	}
-	mp_sort(pf->byblk, pf->n, sizeof(*pf->byblk), cmp_byblk);
 	return err;
 }
 
@@ -292,7 +304,8 @@ int prefetch_lookup(struct e3mp *mp, blk64_t blk, int count, void *buf)
 void prefetch_drop(struct e3mp *mp)
 {
 	if (mp && mp->pf)
-		mp->pf->n = mp->pf->nwant = 0;
+		mp->pf->n = mp->pf->sorted = mp->pf->nahead =
+			mp->pf->nbehind = 0;
 }
 
 void prefetch_free(struct e3mp *mp)
@@ -301,7 +314,8 @@ void prefetch_free(struct e3mp *mp)
 
 	if (!pf)
 		return;
-	ext2fs_free_mem(&pf->want);
+	ext2fs_free_mem(&pf->ahead);
+	ext2fs_free_mem(&pf->behind);
 	ext2fs_free_mem(&pf->byblk);
 	ext2fs_free_mem(&pf->data);
 	ext2fs_free_mem(&mp->pf);

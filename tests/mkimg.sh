@@ -259,6 +259,8 @@ mkimg_profile_tind() {
 	gen_at "$src/huge/t.tind" 0 2
 	gen_at "$src/huge/t.tind" 12 1
 	gen_at "$src/huge/t.tind" $((12 + P + 3)) 1
+	# a second IND under the DIND, so a DIND names blocks apart
+	gen_at "$src/huge/t.tind" $((12 + 3 * P + 7)) 1
 	gen_at "$src/huge/t.tind" $((t + 1)) 3
 	gen_at "$src/huge/t.tind" $((t + P * P + 2 * P + 5)) 2
 	# a run crossing the DIND/TIND boundary

@@ -1,7 +1,8 @@
 #!/bin/bash
 # t0260-scan-reads: the scan reads indirect blocks the way e2fsck's pass 1
 # should: a group's inodes at a time, their IND/DIND/TIND blocks in block
-# order, level by level, neighbours in one request (src/prefetch.c).
+# order, in sweeps up the disk, neighbours in one request
+# (src/prefetch.c).
 # From the tool's own pread64 calls (strace) on a dry run, against the
 # indirect blocks debugfs lists: every indirect block is read once; the
 # requests that read them go backwards at most three times per group (one
@@ -9,6 +10,9 @@
 # contents unchanged), neighbours share a request (at least two blocks a
 # request on average), still in sweeps.  A scan that reads them inode by
 # inode fails the second check on the aged image and the third on both.
+# A file whose DIND or TIND tree lies in the order of its data (mke2fs -d
+# writes them so) is read in one sweep, as e2fsck's walk reads it: a scan
+# that reads level by level fails the fourth check on the tind image.
 # A DIND whose first IND lies right after it (as the allocators put it)
 # is read in one request with that IND, not in a second sweep.
 #
@@ -78,6 +82,36 @@ pairs_split() {
 		"$RUN_DIR/pairs" "$RUN_DIR/reads"
 }
 
+# ordered_trees IMG MANIFEST: "BLOCK INODE" for each indirect block of
+# every inode with a DIND whose indirect blocks rise in the order
+# debugfs lists them (its walk's, the data's order).
+ordered_trees() {
+	stat_inodes "$1" "$2" | awk '
+		/^Inode: [0-9]+ / { ino = $2 }
+		/\(DIND\):/ {
+			n = 0; up = 1; line = $0
+			while (match(line, /\((IND|DIND|TIND)\):[0-9]+/)) {
+				b = substr(line, RSTART, RLENGTH)
+				sub(/.*:/, "", b); b += 0
+				if (n && b <= blk[n]) up = 0
+				blk[++n] = b
+				line = substr(line, RSTART + RLENGTH)
+			}
+			if (up) for (k = 1; k <= n; k++) print blk[k], ino
+		}'
+}
+
+# tree_back_steps: how often a request in $RUN_DIR/indreq that reads a
+# block of $RUN_DIR/trees starts before the last one that read a block
+# of the same inode.
+tree_back_steps() {
+	awk 'NR == FNR { of[$1] = $2; next }
+	     { for (b = $1; b < $1 + $2; b++) if (b in of) {
+			i = of[b]; if ((i in last) && $1 < last[i]) n++
+			last[i] = $1 } }
+	     END { print n + 0 }' "$RUN_DIR/trees" "$RUN_DIR/indreq"
+}
+
 # backward_steps: how often a request in $RUN_DIR/indreq starts before
 # the one it follows.
 backward_steps() {
@@ -115,6 +149,17 @@ reads_case() {
 	split=$(pairs_split | wc -l)
 	info "$(wc -l <"$RUN_DIR/pairs") such DINDs, $split read apart"
 	[ "$split" = 0 ] || fail "$split DINDs read apart from their first IND"
+
+	check "a file whose indirect blocks lie in its data's order is read in one sweep"
+	ordered_trees "$img" "$RUN_DIR/man" >"$RUN_DIR/trees"
+	if [ "$PROFILE" = tind ]; then
+		[ "$(cut -d' ' -f2 "$RUN_DIR/trees" | sort -u | wc -l)" -ge 2 ] ||
+			fail "no file with an ordered DIND tree: no test"
+	fi
+	back=$(tree_back_steps)
+	info "$(cut -d' ' -f2 "$RUN_DIR/trees" | sort -u | wc -l) such" \
+	     "files, $(wc -l <"$RUN_DIR/trees") blocks, $back backward steps"
+	[ "$back" = 0 ] || fail "$back backward steps within such a file"
 
 	check "after packing, neighbours are read together: 2 blocks a request or more"
 	run_tool -z none "$img"

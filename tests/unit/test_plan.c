@@ -1820,6 +1820,42 @@ static int case_grow(void)
 	return 0;
 }
 
+/*
+ * mp_heap_push()/mp_heap_pop(): 3000 keys pushed in a scrambled order,
+ * each block twice, come off in block order, and of one block the
+ * greater value first; a key pushed between pops comes off next if it is
+ * the least.
+ */
+static int case_heap(void)
+{
+	static struct mp_key h[3000];
+	struct mp_key k, prev = { 0, 0 };
+	__u32 n = 0, i;
+
+	for (i = 0; i < 3000; i++) {
+		k.blk = (i * 7919ULL) % 1500;
+		k.val = i;
+		mp_heap_push(h, &n, k);
+	}
+	for (i = 0; i < 3000; i++) {
+		k = mp_heap_pop(h, &n);
+		EXPECT(n == 2999 - i, "%u keys left after pop %u", n, i);
+		EXPECT(k.blk == i / 2, "pop %u: block %llu", i, ULL(k.blk));
+		EXPECT(!(i & 1) || k.val < prev.val,
+		       "block %llu: value %u after %u", ULL(k.blk), k.val,
+		       prev.val);
+		prev = k;
+	}
+	for (i = 0; i < 100; i++)
+		mp_heap_push(h, &n, (struct mp_key) { 100 - i, 0 });
+	for (i = 1; i <= 10; i++)
+		EXPECT(mp_heap_pop(h, &n).blk == i, "pop %u", i);
+	mp_heap_push(h, &n, (struct mp_key) { 3, 0 });
+	EXPECT(mp_heap_pop(h, &n).blk == 3 && mp_heap_pop(h, &n).blk == 11 &&
+	       n == 89, "a key pushed between pops: %u left", n);
+	return 0;
+}
+
 /* --- metacluster geometry ------------------------------------------------ */
 
 static int case_empty(void)
@@ -3694,6 +3730,8 @@ int main(void)
 	run_case("mp_home: inode and data homing", case_home);
 	run_case("sorted searches: lower bound, bsearch, find", case_search);
 	run_case("mp_grow: doubling from 1024, entries kept", case_grow);
+	run_case("mp_heap: block order, repeats, pushes between pops",
+		 case_heap);
 	run_case("no indirect blocks: empty plan", case_empty);
 	run_case("no data extents at all (ext NULL)", case_no_data_extents);
 	run_case("one file goes to the tail of its group, in order",
