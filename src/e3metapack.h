@@ -172,6 +172,8 @@ struct e3mp {
 	__u32			nx, x_alloc;
 	ext2fs_block_bitmap	eablk;		/* EA blocks seen */
 	struct prefetch		*pf;		/* a batch's indirect blocks */
+	__u32			*cut;		/* each batch's first inode */
+	__u32			ncut, cut_alloc;
 	__u32			*walk_ino;	/* dirwalk.c: directories, */
 	__u32			*walk_rank;	/* ... their walk order */
 
@@ -274,6 +276,7 @@ errcode_t dirs_by_block(const struct e3mp *mp, struct mp_dblk **out,
 			__u32 *n);
 
 /* prefetch.c: a batch's indirect blocks, read ahead in block order */
+__u32 prefetch_blocks(ext2_filsys fs);
 errcode_t prefetch_begin(struct e3mp *mp);
 errcode_t prefetch_inode(struct e3mp *mp,
 			 const struct ext2_inode_large *inode);

@@ -186,6 +186,7 @@ errcode_t volume_close(struct e3mp *mp, int failed)
 	ext2fs_free_mem(&mp->xr);
 	mp_plan_free(&mp->plan);
 	ext2fs_free_mem(&mp->rec);
+	ext2fs_free_mem(&mp->cut);
 	ext2fs_free_mem(&mp->walk_ino);
 	ext2fs_free_mem(&mp->walk_rank);
 	mp->geom.nwalk = 0;

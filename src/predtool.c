@@ -8,7 +8,8 @@
  *             and the journal's block 0, each group's block and inode
  *             bitmaps (ext2fs_read_bitmaps()), the root inode's block;
  *   scan      the inode tables in the inode scan's 8-block reads; each
- *             batch's indirect blocks (prefetch.c: in sweeps up the
+ *             batch's indirect blocks (scan.c's batches of inodes in
+ *             use, as it noted them; prefetch.c: in sweeps up the
  *             disk, a DIND with the block after it), read once
  *             the inode scan has read the next batch's first chunk,
  *             then what the read-ahead cache could not take, in walk
@@ -36,7 +37,6 @@
 #include "e3metapack.h"
 
 #define SCAN_CHUNK	8		/* libext2fs's inode scan buffer */
-#define SCAN_BATCH	2048		/* scan.c's */
 #define PF_MAX_BYTES	(16U << 20)	/* prefetch.c's */
 #define COPY_BYTES	(8U << 20)	/* move.c's BATCH_BYTES */
 
@@ -57,6 +57,7 @@ struct tp {
 	__u8			*dirty;		/* per group: bitmap changed */
 	__u32			tree_alloc, ahead_alloc, behind_alloc;
 	__u32			rec;		/* next record to batch */
+	__u32			cut;		/* next of mp->cut to reach */
 };
 
 static int set_find(void *priv, int set, int value, blk64_t start,
@@ -240,29 +241,39 @@ static errcode_t read_batch(struct tp *p, __u32 lo, __u32 hi)
 }
 
 /*
- * Group @g's inode table, batch by batch; each batch's indirect blocks
- * are read after the next batch's first chunk (*@lo, *@hi: the batch
- * waiting for it; *@lo == 0: none).
+ * Group @g's inode table in the inode scan's reads.  A batch (scan.c:
+ * the inodes in use from one cut to the next, across groups) has its
+ * indirect blocks read once the scan has read the chunk holding the next
+ * batch's first inode; p->cut: the next cut to reach.
  */
-static errcode_t read_group(struct tp *p, dgrp_t g, __u32 *lo, __u32 *hi)
+static errcode_t read_group(struct tp *p, dgrp_t g)
 {
 	ext2_filsys fs = p->fs;
+	const struct e3mp *mp = p->mp;
 	struct mp_group_io gi;
 	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super);
-	__u32 ipg = fs->super->s_inodes_per_group, per = SCAN_BATCH / ipb;
-	__u32 b, len;
+	__u32 ipg = fs->super->s_inodes_per_group, b = 0, cb;
 	errcode_t err = 0;
 
 	predict_group_io(p->mp, g, &gi);
-	for (b = 0; b < gi.itable_blocks && !err; b += len) {
-		len = gi.itable_blocks - b < per ? gi.itable_blocks - b : per;
-		mp_toolio_read(&p->t, gi.itable + b,
-			       len < SCAN_CHUNK ? len : SCAN_CHUNK);
-		if (*lo)
-			err = read_batch(p, *lo, *hi);
-		mp_toolio_read(&p->t, gi.itable + b, len);
-		*lo = g * ipg + b * ipb + 1;
-		*hi = g * ipg + (b + len) * ipb;
+	while (b < gi.itable_blocks && !err) {
+		if (p->cut >= mp->ncut || (mp->cut[p->cut] - 1) / ipg != g) {
+			mp_toolio_read(&p->t, gi.itable + b,
+				       gi.itable_blocks - b);
+			break;
+		}
+		cb = (mp->cut[p->cut] - 1) % ipg / ipb / SCAN_CHUNK *
+		     SCAN_CHUNK;
+		if (cb >= gi.itable_blocks)
+			cb = gi.itable_blocks - 1;
+		mp_toolio_read(&p->t, gi.itable + b, cb - b);
+		mp_toolio_read(&p->t, gi.itable + cb,
+			       gi.itable_blocks - cb < SCAN_CHUNK ?
+			       gi.itable_blocks - cb : SCAN_CHUNK);
+		err = read_batch(p, mp->cut[p->cut - 1],
+				 mp->cut[p->cut] - 1);
+		p->cut++;
+		b = cb;
 	}
 	return err;
 }
@@ -283,14 +294,15 @@ static errcode_t read_dirs(struct tp *p)
 
 static errcode_t read_scan(struct tp *p)
 {
-	__u32 lo = 0, hi = 0;
 	dgrp_t g;
 	errcode_t err = 0;
 
+	p->cut = 1;		/* the first batch starts the scan */
 	for (g = 0; g < p->fs->group_desc_count && !err; g++)
-		err = read_group(p, g, &lo, &hi);
-	if (!err && lo)
-		err = read_batch(p, lo, hi);
+		err = read_group(p, g);
+	if (!err && p->mp->ncut)
+		err = read_batch(p, p->mp->cut[p->mp->ncut - 1],
+				 p->fs->super->s_inodes_count);
 	if (!err && p->mp->geom.nwalk)
 		err = read_dirs(p);
 	return err;

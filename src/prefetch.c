@@ -7,12 +7,12 @@
  * volume whose indirect blocks are scattered, one positioning per block
  * in the order the inodes give.  e2fsck's pass 1 does better: it defers
  * the inodes that have indirect blocks and walks them sorted by their
- * first one.  Here the scan hands each batch of inodes (one group's, at
- * most SCAN_BATCH) to prefetch_inode() and prefetch_read() before it
- * walks them.  That reads the blocks the inodes point to (IND, DIND,
- * TIND) in block order, neighbours merged into one request; as a DIND or
- * TIND comes in, the blocks it names join the sweep if they lie ahead of
- * it, else the next sweep.  So a file whose indirect blocks lie in the
+ * first one.  Here the scan hands each batch of inodes (scan.c) to
+ * prefetch_inode() and prefetch_read() before it walks them.  That
+ * reads the blocks the inodes point to (IND, DIND, TIND) in block order,
+ * neighbours merged into one request; as a DIND or TIND comes in, the
+ * blocks it names join the sweep if they lie ahead of it, else the next
+ * sweep.  So a file whose indirect blocks lie in the
  * order of its data (mke2fs -d, the kernel's allocator, a packed run) is
  * read in one sweep, as e2fsck's own walk of it goes, and scattered ones
  * in at most one sweep a level.  The blocks are kept until the batch
@@ -207,6 +207,12 @@ static int cmp_byblk(const void *a, const void *b)
 			  ((const struct pf_slot *) b)->blk);
 }
 
+/* How many blocks the read-ahead cache holds. */
+__u32 prefetch_blocks(ext2_filsys fs)
+{
+	return PF_MAX_BYTES / fs->blocksize;
+}
+
 /* Start a batch: nothing cached, nothing wanted. */
 errcode_t prefetch_begin(struct e3mp *mp)
 {
@@ -219,7 +225,7 @@ errcode_t prefetch_begin(struct e3mp *mp)
 			return err;
 		mp->pf = pf;
 		pf->bs = mp->fs->blocksize;
-		pf->cap = PF_MAX_BYTES / pf->bs;
+		pf->cap = prefetch_blocks(mp->fs);
 		err = ext2fs_get_array(pf->cap, sizeof(*pf->byblk),
 				       &pf->byblk);
 		if (!err)

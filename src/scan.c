@@ -554,8 +554,13 @@ static errcode_t scan_group_done(ext2_filsys fs,
 }
 
 /*
- * The inodes of one group (at most SCAN_BATCH), walked only once their
- * indirect blocks have been read ahead in block order (prefetch.c).
+ * The inodes in use, SCAN_BATCH at a time or as many as the read-ahead
+ * cache can take the indirect blocks of, walked only once those have
+ * been read ahead in block order (prefetch.c).  A batch runs on across
+ * groups: on a volume the kernel has aged, a group's files have their
+ * indirect blocks all over the disk, and one sweep for many groups'
+ * inodes spares a sweep per group (e2fsck's pass 1 flushes its batch at
+ * each group's end, and pays those sweeps).
  */
 #define SCAN_BATCH	2048
 
@@ -564,6 +569,7 @@ struct scan_batch {
 	ext2_ino_t		ino[SCAN_BATCH];
 	int			csum_bad[SCAN_BATCH];
 	__u32			n;
+	__u64			want;	/* indirect blocks, at most */
 };
 
 static errcode_t batch_walk(struct scan_ctx *sc, struct scan_batch *b,
@@ -583,6 +589,38 @@ static errcode_t batch_walk(struct scan_ctx *sc, struct scan_batch *b,
 				 b->csum_bad[i]);
 	prefetch_drop(sc->mp);
 	b->n = 0;
+	b->want = 0;
+	return err;
+}
+
+/*
+ * At most how many indirect blocks prefetch.c would read for @inode,
+ * from its i_blocks (which counts them as well as the data): one IND per
+ * block's worth of pointers past the direct blocks, and a DIND and TIND
+ * above them.  Over-counted, so that a batch's blocks fit the read-ahead
+ * cache and none is left for the walk to read inode by inode.
+ */
+static __u64 ind_estimate(ext2_filsys fs, ext2_ino_t ino,
+			  struct ext2_inode_large *inode)
+{
+	__u64 n;
+
+	if (!walks_block_map(fs, ino, inode))
+		return 0;
+	n = ext2fs_get_stat_i_blocks(fs, (struct ext2_inode *) inode) /
+	    (fs->blocksize / 512);
+	return n > EXT2_NDIR_BLOCKS ? (n - EXT2_NDIR_BLOCKS) /
+		(fs->blocksize / sizeof(__u32)) + 3 : 0;
+}
+
+/* Note @ino as the first inode of a batch, for predtool.c. */
+static errcode_t batch_cut(struct e3mp *mp, ext2_ino_t ino)
+{
+	errcode_t err;
+
+	err = mp_grow(&mp->cut, &mp->cut_alloc, mp->ncut, sizeof(*mp->cut));
+	if (!err)
+		mp->cut[mp->ncut++] = ino;
 	return err;
 }
 
@@ -590,10 +628,10 @@ static errcode_t scan_all(struct scan_ctx *sc, ext2_inode_scan scan,
 			  struct scan_batch *b, char *buf)
 {
 	struct ext2_inode_large inode;
-	__u32 ipg = sc->g.inodes_per_group;
 	ext2_ino_t ino;
 	errcode_t err;
 	int csum_bad;
+	__u64 est;
 
 	for (;;) {
 		err = ext2fs_get_next_inode_full(scan, &ino,
@@ -604,13 +642,18 @@ static errcode_t scan_all(struct scan_ctx *sc, ext2_inode_scan scan,
 			err = 0;
 		if (err || !ino)
 			return err ? err : batch_walk(sc, b, buf);
-		/* a batch ends when full, or with its group */
+		/* (scan_inode() passes an unused inode by) */
+		if (inode_unused(sc->mp->fs, ino, &inode))
+			continue;
+		est = ind_estimate(sc->mp->fs, ino, &inode);
 		if (b->n == SCAN_BATCH ||
-		    (b->n && (ino - 1) / ipg != (b->ino[0] - 1) / ipg)) {
+		    (b->n && b->want + est > prefetch_blocks(sc->mp->fs)))
 			err = batch_walk(sc, b, buf);
-			if (err)
-				return err;
-		}
+		b->want += est;
+		if (!err && b->n == 0)
+			err = batch_cut(sc->mp, ino);
+		if (err)
+			return err;
 		b->inode[b->n] = inode;
 		b->csum_bad[b->n] = csum_bad;
 		b->ino[b->n++] = ino;
@@ -627,6 +670,7 @@ errcode_t inode_scan_and_record(struct e3mp *mp)
 	char *buf = NULL;
 	errcode_t err;
 
+	mp->ncut = 0;
 	err = ext2fs_allocate_block_bitmap(fs, "claimed blocks", &mp->seen);
 	if (!err)
 		err = ext2fs_allocate_block_bitmap(fs, "directory roots",

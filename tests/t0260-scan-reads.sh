@@ -14,7 +14,10 @@
 # writes them so) is read in one sweep, as e2fsck's walk reads it: a scan
 # that reads level by level fails the fourth check on the tind image.
 # A DIND whose first IND lies right after it (as the allocators put it)
-# is read in one request with that IND, not in a second sweep.
+# is read in one request with that IND, not in a second sweep.  A batch
+# of inodes runs on across groups: with fewer inodes in use than a batch
+# holds, every inode table is read before the first indirect block (a
+# scan that ends its batches with each group fails that).
 #
 # Case variables: mkimg's (tests/mkimg.sh).
 
@@ -112,6 +115,26 @@ tree_back_steps() {
 	     END { print n + 0 }' "$RUN_DIR/trees" "$RUN_DIR/indreq"
 }
 
+# itables_after_ind IMG: how many requests of $RUN_DIR/reads read an
+# inode-table block for the first time after the first request that read
+# an indirect block (of $RUN_DIR/ind); a block read again (the iterator
+# reads its inode once more) comes from the page cache.
+itables_after_ind() {
+	dumpe2fs "$1" 2>/dev/null |
+		sed -n 's/.*Inode table at \([0-9]*\)-\([0-9]*\).*/\1 \2/p' |
+		awk 'FILENAME == "-" { lo[++n] = $1; hi[n] = $2; next }
+		     FILENAME ~ /ind$/ { ind[$1] = 1; next }
+		     { new = 0
+		       for (b = $1; b < $1 + $2; b++) {
+			if (b in ind) seen = 1
+			for (k = 1; k <= n && seen && !(b in got); k++)
+				if (b >= lo[k] && b <= hi[k]) new = 1
+			got[b] = 1
+		       }
+		       late += new }
+		     END { print late + 0 }' - "$RUN_DIR/ind" "$RUN_DIR/reads"
+}
+
 # backward_steps: how often a request in $RUN_DIR/indreq starts before
 # the one it follows.
 backward_steps() {
@@ -120,7 +143,7 @@ backward_steps() {
 }
 
 reads_case() {
-	local img=$RUN_DIR/img groups back nreq nind split
+	local img=$RUN_DIR/img groups back nreq nind split used late
 
 	mkimg "$img"
 	make_manifest "$img" "$RUN_DIR/man"
@@ -142,6 +165,16 @@ reads_case() {
 	     "$back backward steps, $groups groups"
 	[ "$back" -le $((3 * groups)) ] ||
 		fail "$back backward steps between indirect-block reads"
+
+	check "a batch runs across groups: the inode tables are read before the indirect blocks"
+	used=$(dumpe2fs -h "$img" 2>/dev/null |
+		awk '/^Inode count:/ { n = $3 } /^Free inodes:/ { f = $3 }
+		     END { print n - f }')
+	[ "$used" -lt 2048 ] || fail "$used inodes in use: more than a batch"
+	late=$(itables_after_ind "$img")
+	info "$used inodes in use; $late first reads of inode-table blocks" \
+	     "after the first indirect block"
+	[ "$late" = 0 ] || fail "$late inode-table reads after an indirect one"
 
 	check "a DIND and the IND right after it come in one request"
 	dind_pairs "$img" "$RUN_DIR/man" >"$RUN_DIR/pairs"
