@@ -10,19 +10,18 @@
  * 6.3 s run on the model disk, docs/PERFORMANCE.md "Tool cost").
  *
  * This io manager sits on top of the channel stack, above libext2fs's
- * undo manager.  It keeps a copy of each group's block bitmap block as
- * it was read from the volume, and as it was last written; a later
- * write of that one block with the same bytes is not passed down.
+ * undo manager.  Before a write of one whole block bitmap block, it
+ * reads the block back through the stack below (from the page cache:
+ * ext2fs_read_bitmaps() read it when the volume was opened, or the last
+ * barrier wrote it) and passes the write down only if the bytes differ.
  * Nothing else changes: the write would have put on the volume what is
  * there already, so the volume, the undo file (the undo manager never
  * sees the write, so it saves nothing for it) and every barrier's
- * guarantee are as they were.  A copy is trusted only while this run
- * has the volume to itself (the exclusive open and the lock) and only
- * after a read or a write of the whole block succeeded; a failed
- * write, or any partial or byte-range write over it, forgets it.
- *
- * The copies cost one block per group: what libext2fs's own block
- * bitmap takes when it is kept as a bit array.
+ * guarantee are as they were.  What is compared is what the volume holds
+ * now, not a copy this layer kept: this run has the volume to itself
+ * (the exclusive open and the lock), and a read that fails passes the
+ * write down.  The cost is one block of memory, and a read per bitmap
+ * write that the page cache serves.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -33,11 +32,10 @@
 
 struct bmio {
 	io_channel	inner;		/* the undo manager's, or io.c's */
-	unsigned int	bs;		/* block size of the copies; 0: none */
+	unsigned int	bs;		/* block size watched; 0: none */
 	__u32		n;		/* block bitmap blocks watched */
 	blk64_t		*blk;		/* ascending */
-	char		*copy;		/* n blocks */
-	__u8		*valid;		/* copy[i] is what the volume holds */
+	char		*now;		/* one block: what the volume holds */
 };
 
 /* One run at a time, as io.c's. */
@@ -60,52 +58,9 @@ static int cmp_blk_at(const void *ctx, __u32 i, blk64_t key)
 }
 
 /*
- * For each watched block inside the byte range [@start, @start + @len):
- * @fn(b, i, covered), covered when the range holds the whole block.
+ * @buf would put on block @blk exactly what the volume holds: a watched
+ * block, written whole, whose bytes read back equal @buf's.
  */
-static void each_watched(struct bmio *b, __u64 start, __u64 len,
-			 void (*fn)(struct bmio *, __u32, int, const char *),
-			 const char *buf)
-{
-	__u64 first, end = start + len, at;
-	__u32 i;
-
-	if (!b->bs || !len)
-		return;
-	first = start / b->bs;
-	for (i = mp_lower_bound(b->n, first, cmp_blk_at, b->blk);
-	     i < b->n && b->blk[i] * b->bs < end; i++) {
-		at = b->blk[i] * b->bs;
-		fn(b, i, at >= start && at + b->bs <= end,
-		   buf ? buf + (at - start) : NULL);
-	}
-}
-
-/* After a successful read or write of the range: the volume's bytes. */
-static void note_bytes(struct bmio *b, __u32 i, int covered, const char *p)
-{
-	b->valid[i] = covered && p;
-	if (b->valid[i])
-		memcpy(b->copy + (size_t) i * b->bs, p, b->bs);
-}
-
-/* After a failed write, or one whose bytes this layer does not see. */
-static void forget(struct bmio *b, __u32 i, int covered, const char *p)
-{
-	(void) covered;
-	(void) p;
-	b->valid[i] = 0;
-}
-
-/* The channel's block range as bytes; a negative count is bytes. */
-static void range_of(io_channel ch, unsigned long long blk, int count,
-		     __u64 *start, __u64 *len)
-{
-	*start = blk * ch->block_size;
-	*len = count < 0 ? (__u64) -count : (__u64) count * ch->block_size;
-}
-
-/* @buf would put on block @blk exactly what the volume holds. */
 static int unchanged(io_channel ch, unsigned long long blk, int count,
 		     const void *buf)
 {
@@ -113,21 +68,17 @@ static int unchanged(io_channel ch, unsigned long long blk, int count,
 	__u32 i;
 
 	if (count != 1 || (unsigned int) ch->block_size != b->bs ||
-	    !mp_bsearch(b->n, blk, cmp_blk_at, b->blk, &i) || !b->valid[i])
+	    !mp_bsearch(b->n, blk, cmp_blk_at, b->blk, &i))
 		return 0;
-	return !memcmp(b->copy + (size_t) i * b->bs, buf, b->bs);
+	if (io_channel_read_blk64(b->inner, blk, 1, b->now))
+		return 0;
+	return !memcmp(b->now, buf, b->bs);
 }
 
 static errcode_t bmio_read_blk64(io_channel ch, unsigned long long blk,
 				 int count, void *buf)
 {
-	struct bmio *b = B(ch);
-	errcode_t err = io_channel_read_blk64(b->inner, blk, count, buf);
-	__u64 start, len;
-
-	range_of(ch, blk, count, &start, &len);
-	each_watched(b, start, len, err ? forget : note_bytes, buf);
-	return err;
+	return io_channel_read_blk64(B(ch)->inner, blk, count, buf);
 }
 
 static errcode_t bmio_read_blk(io_channel ch, unsigned long blk, int count,
@@ -139,18 +90,11 @@ static errcode_t bmio_read_blk(io_channel ch, unsigned long blk, int count,
 static errcode_t bmio_write_blk64(io_channel ch, unsigned long long blk,
 				  int count, const void *buf)
 {
-	struct bmio *b = B(ch);
-	__u64 start, len;
-	errcode_t err;
-
 	if (unchanged(ch, blk, count, buf)) {
 		bst.mp->bitmap_writes_dropped++;
 		return 0;
 	}
-	err = io_channel_write_blk64(b->inner, blk, count, buf);
-	range_of(ch, blk, count, &start, &len);
-	each_watched(b, start, len, err ? forget : note_bytes, buf);
-	return err;
+	return io_channel_write_blk64(B(ch)->inner, blk, count, buf);
 }
 
 static errcode_t bmio_write_blk(io_channel ch, unsigned long blk, int count,
@@ -162,27 +106,18 @@ static errcode_t bmio_write_blk(io_channel ch, unsigned long blk, int count,
 static errcode_t bmio_write_byte(io_channel ch, unsigned long off, int size,
 				 const void *buf)
 {
-	struct bmio *b = B(ch);
-	errcode_t err = io_channel_write_byte(b->inner, off, size, buf);
-
-	each_watched(b, off, size > 0 ? size : 0, err ? forget : note_bytes,
-		     buf);
-	return err;
+	return io_channel_write_byte(B(ch)->inner, off, size, buf);
 }
 
 static errcode_t bmio_discard(io_channel ch, unsigned long long blk,
 			      unsigned long long n)
 {
-	each_watched(B(ch), blk * ch->block_size, n * ch->block_size, forget,
-		     NULL);
 	return io_channel_discard(B(ch)->inner, blk, n);
 }
 
 static errcode_t bmio_zeroout(io_channel ch, unsigned long long blk,
 			      unsigned long long n)
 {
-	each_watched(B(ch), blk * ch->block_size, n * ch->block_size, forget,
-		     NULL);
 	return io_channel_zeroout(B(ch)->inner, blk, n);
 }
 
@@ -212,7 +147,7 @@ static errcode_t bmio_open(const char *name, int flags, io_channel *ret)
 	ch->private_data = b;
 	ch->block_size = b->inner->block_size;
 	ch->refcount = 1;
-	/* the copies are kept without a lock: bitmaps read by one thread */
+	/* one buffer, no lock: bitmaps read and written by one thread */
 	ch->flags = b->inner->flags & ~CHANNEL_FLAGS_THREADS;
 	ch->align = b->inner->align;
 	bst.ch = ch;
@@ -223,8 +158,7 @@ static errcode_t bmio_open(const char *name, int flags, io_channel *ret)
 static void watch_free(struct bmio *b)
 {
 	ext2fs_free_mem(&b->blk);
-	ext2fs_free_mem(&b->copy);
-	ext2fs_free_mem(&b->valid);
+	ext2fs_free_mem(&b->now);
 	b->n = b->bs = 0;
 }
 
@@ -311,9 +245,9 @@ io_manager bitmap_layer(struct e3mp *mp, io_manager inner)
 }
 
 /*
- * Once the volume is open, before its bitmaps are read: the block
- * bitmap blocks to keep copies of (those ext2fs_write_bitmaps() writes).
- * Blocks in no watched list are passed through as they come.
+ * Once the volume is open: the block bitmap blocks to compare writes of
+ * (those ext2fs_write_bitmaps() writes).  Blocks in no watched list are
+ * passed through as they come.
  */
 errcode_t bitmap_layer_watch(struct e3mp *mp)
 {
@@ -328,10 +262,7 @@ errcode_t bitmap_layer_watch(struct e3mp *mp)
 	b = B(bst.ch);
 	err = ext2fs_get_array(fs->group_desc_count, sizeof(*b->blk), &b->blk);
 	if (!err)
-		err = ext2fs_get_array(fs->group_desc_count, fs->blocksize,
-				       &b->copy);
-	if (!err)
-		err = ext2fs_get_arrayzero(fs->group_desc_count, 1, &b->valid);
+		err = ext2fs_get_mem(fs->blocksize, &b->now);
 	for (g = 0; !err && g < fs->group_desc_count; g++)
 		if (!(csum && ext2fs_bg_flags_test(fs, g,
 						   EXT2_BG_BLOCK_UNINIT)) &&
