@@ -64,6 +64,7 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "planner.h"
 #include "e3mp_err.h"
@@ -73,8 +74,6 @@ static void planner_free(struct planner *pl);
 static errcode_t plan_layout(struct planner *pl);
 static errcode_t homes_and_order(struct planner *pl, __u32 *demand);
 static errcode_t build_geometry(struct planner *pl, const __u32 *demand);
-static __u32 rec_class(const struct planner *pl, __u32 i);
-static void assign_slots(struct planner *pl);
 static void count_figures(struct planner *pl);
 static void order_for_delete(struct planner *pl);
 
@@ -107,16 +106,24 @@ void mp_plan_free(struct mp_plan *p)
 	ext2fs_free_mem(&p->slot);
 	ext2fs_free_mem(&p->mc_first);
 	ext2fs_free_mem(&p->tail_first);
+	ext2fs_free_mem(&p->fill_first);
+	ext2fs_free_mem(&p->base_first);
 	ext2fs_free_mem(&p->mv[0]);
 	ext2fs_free_mem(&p->mv[1]);
 	p->nslot = p->nmv[0] = p->nmv[1] = 0;
 }
 
-/* Each record's destination, then the moves that take it there. */
+/*
+ * Each record's destination, then the moves that take it there.  When a
+ * directory found no free stretch long enough in its region (layout.c),
+ * the slot space is built once more with that many slots more below
+ * the region, and laid out again: there the directory goes in one piece.
+ */
 static errcode_t plan_layout(struct planner *pl)
 {
 	__u32 *demand = NULL;
 	errcode_t err;
+	int again = 1;
 
 	/* per group: tail zone, head zone */
 	err = ext2fs_get_arrayzero(2 * pl->g->group_count, sizeof(*demand),
@@ -126,16 +133,22 @@ static errcode_t plan_layout(struct planner *pl)
 	if (!err && pl->g->order == E3MP_ORDER_DELETE)
 		order_for_delete(pl);
 	if (!err)
+		err = layout_init(pl);
+	if (getenv("TP_DEBUG")) { for (__u32 q = 0; q < pl->g->group_count; q++) fprintf(stderr, " d%u=%u/%u x%u", q, demand[2*q], demand[2*q+1], pl->extra[q]); fprintf(stderr, "\n"); }
+	while (!err && again) {
 		err = build_geometry(pl, demand);
-	if (!err)
-		err = ext2fs_get_arrayzero(pl->p->nslot + 1, sizeof(__u32),
-					   &pl->owner);
+		if (!err)
+			err = layout_slots(pl);
+		if (!err && pl->g->nwalk)
+			err = walk_decide(pl);
+		if (!err)
+			again = assign_slots(pl);
+		if (!err && again)
+			layout_reset(pl);
+	}
 	ext2fs_free_mem(&demand);
-	if (!err && pl->g->nwalk)
-		err = walk_decide(pl);
 	if (err)
 		return err;
-	assign_slots(pl);
 	fit_to_space(pl, pl->g->free_blocks);
 	return emit_moves(pl);
 }
@@ -200,6 +213,7 @@ static void planner_free(struct planner *pl)
 	ext2fs_free_mem(&pl->cursor);
 	ext2fs_free_mem(&pl->next_live);
 	ext2fs_free_mem(&pl->fresh);
+	layout_free(pl);
 }
 
 errcode_t mp_grow(void *arrp, __u32 *alloc, __u32 n, size_t size)
@@ -329,9 +343,6 @@ int same_run(const struct planner *pl, __u32 a, __u32 b)
  * Record classes, in a group's processing order: directory blocks bound
  * for the head zone, indirect blocks, directory blocks for the tail.
  */
-#define CL_HEAD		0
-#define CL_IND		1
-#define CL_DIR		2
 #define NCLASS		3
 
 /* The --dirs modes that put some directory blocks in head zones. */
@@ -351,7 +362,7 @@ int mp_rec_in_head(const struct mp_geom *g, const struct ind_rec *r)
 	       (g->dirs == E3MP_DIRS_VOLUME && (r->flags & REC_EARLY));
 }
 
-static __u32 rec_class(const struct planner *pl, __u32 i)
+__u32 rec_class(const struct planner *pl, __u32 i)
 {
 	if (mp_rec_in_head(pl->g, &pl->rec[i]))
 		return CL_HEAD;
@@ -417,7 +428,7 @@ static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
  * the indirect block again).  A kept first IND is stepped around like
  * fixed metadata, so it is never evicted.
  */
-static int eligible(struct planner *pl, blk64_t blk)
+int slot_eligible(struct planner *pl, blk64_t blk)
 {
 	const struct data_ext *e;
 	__u32 r;
@@ -434,20 +445,26 @@ static int eligible(struct planner *pl, blk64_t blk)
 	return e != NULL;
 }
 
-/* Collect the last @want eligible blocks of group @grp's zone. */
+/*
+ * Collect the last @want eligible blocks of group @grp's zone (*@got of
+ * them), then the slots below them that layout.c adds (zone_extend():
+ * *@below over its directories, then *@ext more): returns how many in
+ * all.
+ */
 static __u32 zone_slots(struct planner *pl, __u32 grp, __u32 want,
-			blk64_t *out)
+			blk64_t *out, __u32 *got, __u32 *below, __u32 *ext)
 {
 	blk64_t first = mp_zone_first(pl->g, grp);
-	blk64_t blk = mp_group_last(pl->g, grp);
+	blk64_t blk = mp_group_last(pl->g, grp) + 1;
 	__u32 n = 0;
 
-	for (; n < want && blk >= first; blk--) {
-		if (eligible(pl, blk))
+	*below = *ext = 0;
+	while (n < want && blk > first)
+		if (slot_eligible(pl, --blk))
 			out[n++] = blk;
-		if (blk == 0)
-			break;
-	}
+	*got = n;
+	if (n == want)
+		n += zone_extend(pl, grp, blk, first, out + n, below, ext);
 	/* collected backwards; the slot space runs forwards */
 	for (__u32 i = 0; i < n / 2; i++) {
 		blk64_t t = out[i];
@@ -467,7 +484,7 @@ static __u32 head_slots(struct planner *pl, __u32 grp, __u32 want,
 	__u32 n = 0;
 
 	for (; n < want && blk < end; blk++)
-		if (eligible(pl, blk))
+		if (slot_eligible(pl, blk))
 			out[n++] = blk;
 	return n;
 }
@@ -490,53 +507,43 @@ static errcode_t build_geometry(struct planner *pl, const __u32 *demand)
 	if (!err)
 		err = ext2fs_get_arrayzero(G + 1, sizeof(__u32),
 					   &p->tail_first);
+	if (!err)
+		err = ext2fs_get_arrayzero(G + 1, sizeof(__u32),
+					   &p->fill_first);
+	if (!err)
+		err = ext2fs_get_arrayzero(G + 1, sizeof(__u32),
+					   &p->base_first);
+	/* (the region's slots, and at most as many added below: layout.c) */
 	if (!err && pl->nrec)
-		err = ext2fs_get_array(pl->nrec, sizeof(*p->slot), &p->slot);
+		err = ext2fs_get_array(3 * (size_t) pl->nrec, sizeof(*p->slot),
+				       &p->slot);
 	if (err)
 		return err;
 	for (grp = 0; grp < G && p->slot; grp++) {
 		__u64 need_head = demand[2 * grp + 1] + carry_head;
 		__u64 need = demand[2 * grp] + carry;
-		__u32 got_head, got;
+		__u32 got_head, got, n, below, ext;
 
 		p->mc_first[grp] = p->nslot;
 		got_head = head_slots(pl, grp, need_head, p->slot + p->nslot);
 		p->nslot += got_head;
 		p->tail_first[grp] = p->nslot;
-		got = zone_slots(pl, grp, need, p->slot + p->nslot);
-		p->nslot += got;
+		n = zone_slots(pl, grp, need, p->slot + p->nslot, &got, &below,
+			       &ext);
+		p->fill_first[grp] = p->nslot + ext;
+		p->base_first[grp] = p->nslot + ext + below;
+		p->nslot += n;
 		carry_head = need_head - got_head;
 		carry = need - got;
-		p->mc_groups += got + got_head > 0;
+		p->mc_groups += n + got_head > 0;
 	}
 	for (; grp <= G; grp++)
-		p->mc_first[grp] = p->tail_first[grp] = p->nslot;
+		p->mc_first[grp] = p->tail_first[grp] = p->fill_first[grp] =
+			p->base_first[grp] = p->nslot;
 	return 0;
 }
 
-/* ---- each record's slot ------------------------------------------- */
-
-/* Slot @s lies in a head zone. */
-static int slot_in_head(const struct mp_plan *p, __u32 s)
-{
-	return s < p->tail_first[mp_group_of(&p->g, p->slot[s])];
-}
-
-/* The first slot of the zone record @r goes to in its home group. */
-static __u32 region_first(const struct planner *pl, __u32 r)
-{
-	__u32 h = pl->home[r];
-
-	return rec_class(pl, r) == CL_HEAD ? pl->p->mc_first[h] :
-	       pl->p->tail_first[h];
-}
-
-/* Slot @s is free and of the zone kind record @r goes to. */
-static int slot_fits(const struct planner *pl, __u32 s, __u32 r)
-{
-	return !pl->owner[s] &&
-	       slot_in_head(pl->p, s) == (rec_class(pl, r) == CL_HEAD);
-}
+/* ---- runs, and the order within them ---------------------------- */
 
 /* The run starting at order index @i ends before the returned index. */
 __u32 run_end(struct planner *pl, __u32 i)
@@ -606,88 +613,6 @@ static void order_for_delete(struct planner *pl)
 			mp_sort(pl->order + i, end - i, sizeof(__u32),
 			      cmp_delete);
 	}
-}
-
-/*
- * A run (a file's records with one home) stays if it sits in slots,
- * ascending, from its home MC on: as a plan leaves it.  A run only partly
- * so is laid out again; since the layout is a deterministic fill around
- * what stays, it lands where it is, so a second run still moves nothing.
- */
-int run_in_place(struct planner *pl, __u32 i, __u32 end)
-{
-	__u32 prev = region_first(pl, pl->order[i]), k;
-
-	for (k = i; k < end; k++) {
-		__u32 s = slot_index(pl->p, pl->rec[pl->order[k]].blk);
-
-		if (s == NO_SLOT || s < prev || !slot_fits(pl, s, pl->order[k]))
-			return 0;
-		prev = s + 1;
-	}
-	return 1;
-}
-
-static void place(struct planner *pl, __u32 i, __u32 s)
-{
-	pl->owner[s] = i + 1;
-	pl->rec[i].dest = pl->p->slot[s];
-}
-
-/*
- * Place record @r in the first slot from max(*@at, @from) on that fits
- * it; *@at, a cursor that only moves forward, ends there.  Returns 0
- * when no slot is left.
- */
-static int place_next(struct planner *pl, __u32 r, __u32 *at, __u32 from)
-{
-	if (*at < from)
-		*at = from;
-	while (*at < pl->p->nslot && !slot_fits(pl, *at, r))
-		++*at;
-	if (*at == pl->p->nslot)
-		return 0;
-	place(pl, r, *at);
-	return 1;
-}
-
-/*
- * Lay out every record, in processing order, into the slot space:
- * runs in place keep their slots; the other records fill the free slots in
- * order from their home MC on, through one cursor that only moves
- * forward.  So a file's indirect blocks land contiguous and in logical
- * order, files follow each other, a full MC overflows into the next
- * ones, and no slot is left behind unused.  Records the cursor cannot
- * place (the slot space ran out) take any slot still free, from the
- * first on; the rest stay where they are.  Head-zone and tail-zone
- * records each have their own two cursors and only take slots of their
- * kind.
- */
-static void assign_slots(struct planner *pl)
-{
-	const struct mp_plan *p = pl->p;
-	__u32 i, k, r, end, cur[2] = { 0, 0 }, any[2] = { 0, 0 };
-	int c;
-
-	for (i = 0; i < pl->norder; i = end) {
-		end = run_end(pl, i);
-		if (!run_in_place(pl, i, end) || walk_placed(pl, i))
-			continue;
-		for (k = i; k < end; k++) {
-			r = pl->order[k];
-			place(pl, r, slot_index(p, pl->rec[r].blk));
-		}
-	}
-	for (i = 0; i < pl->norder; i++) {
-		r = pl->order[i];
-		c = rec_class(pl, r) == CL_HEAD;
-		if (!pl->rec[r].dest &&
-		    !place_next(pl, r, &cur[c], region_first(pl, r)))
-			place_next(pl, r, &any[c], 0);
-	}
-	for (i = 0; i < pl->nrec; i++)
-		if (!pl->rec[i].dest)
-			pl->rec[i].dest = pl->rec[i].blk;
 }
 
 /* ---- figures for the report --------------------------------------- */

@@ -148,6 +148,18 @@ struct mp_plan {
 	__u32		nslot;
 	__u32		*mc_first;	/* group -> first index in slot[] */
 	__u32		*tail_first;	/* group -> first of its tail zone */
+	/*
+	 * group -> first slot its tail records fill from: after the slots
+	 * layout.c added below the region for directories that found no
+	 * free stretch long enough in it (none: tail_first).
+	 */
+	__u32		*fill_first;
+	/*
+	 * group -> first slot of its region proper: those from fill_first
+	 * on before it extend the region over blocks of its directories
+	 * below it (layout.c), each kept only by the block there.
+	 */
+	__u32		*base_first;
 	struct mp_move	*mv[2];		/* round 1, round 2 */
 	__u32		nmv[2];
 	/* figures for the report */

@@ -1,8 +1,8 @@
 /*
- * planner.h --- the planner's working state, shared by plan.c (where each
- * indirect block goes) and evacuate.c (emptying the slots it goes to,
- * and the list of moves).  Internal to the planner: nothing outside
- * those two files includes it.
+ * planner.h --- the planner's working state, shared by plan.c (homes and
+ * the slot space), layout.c (each record's slot), walkorder.c and
+ * evacuate.c (emptying the slots records go to, and the list of moves).
+ * Internal to the planner: nothing outside those files includes it.
  */
 #ifndef E3MP_PLANNER_H
 #define E3MP_PLANNER_H
@@ -39,7 +39,21 @@ struct planner {
 	__u32			*next_live;	/* skips exhausted groups */
 	__u8			*fresh;		/* order index: laid out afresh */
 	enum e3mp_homing	homing;
+	/* layout.c */
+	__u32			*skip;		/* slot -> no free one below */
+	__u32			*extra;		/* group -> slots to add below */
+	__u32			*ext_next;	/* group -> last of those taken */
+	__u32			*pos;		/* record -> its order index */
+	int			extended;	/* extra[] is in the geometry */
 };
+
+/*
+ * Record classes, in a group's processing order: directory blocks bound
+ * for the head zone, indirect blocks, directory blocks for the tail.
+ */
+#define CL_HEAD		0
+#define CL_IND		1
+#define CL_DIR		2
 
 /* plan.c */
 __u32 rec_at(const struct planner *pl, blk64_t blk);
@@ -47,8 +61,9 @@ const struct data_ext *ext_at(const struct planner *pl, blk64_t blk);
 __u32 slot_index(const struct mp_plan *p, blk64_t blk);
 int same_run(const struct planner *pl, __u32 a, __u32 b);
 __u32 bucket(const struct planner *pl, __u32 i);
+__u32 rec_class(const struct planner *pl, __u32 i);
 __u32 run_end(struct planner *pl, __u32 i);
-int run_in_place(struct planner *pl, __u32 i, __u32 end);
+int slot_eligible(struct planner *pl, blk64_t blk);
 
 static inline int rec_moves(const struct ind_rec *r)
 {
@@ -60,6 +75,17 @@ static inline int rec_kept(const struct planner *pl, __u32 i)
 {
 	return mp_rec_kept(pl->homing, &pl->rec[i]);
 }
+
+/* layout.c */
+errcode_t layout_init(struct planner *pl);
+errcode_t layout_slots(struct planner *pl);
+void layout_reset(struct planner *pl);
+void layout_free(struct planner *pl);
+__u32 zone_extend(struct planner *pl, __u32 grp, blk64_t blk,
+		  blk64_t first, blk64_t *out, __u32 *below, __u32 *ext);
+int slot_in_head(const struct mp_plan *p, __u32 s);
+__u32 run_prefix_end(struct planner *pl, __u32 i, __u32 end);
+int assign_slots(struct planner *pl);
 
 /* walkorder.c */
 errcode_t walk_sort(struct planner *pl, __u32 lo, __u32 hi);

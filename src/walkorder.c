@@ -57,15 +57,16 @@ errcode_t walk_sort(struct planner *pl, __u32 lo, __u32 hi)
 /*
  * Which directory buckets (a group's head-zone or tail directories) are
  * laid out afresh in the walk's order, and which keep their runs that
- * are in place, as indirect blocks do, with only the others filled in.
- * A bucket is kept when at most WALK_SLACK of its runs are not in
- * place or out of the walk's order: outside the longest subsequence of
- * in-place runs whose slots rise with their rank.  So a first run
- * sorts a bucket, a run after a kernel session that added or grew a
- * few directories moves only those, and a rerun moves nothing: runs
- * kept stay in place, those filled in are in place next time, and the
- * longest rising subsequence can only grow, so a bucket once kept
- * stays kept until new directories push it past the slack.
+ * are in place (a directory: the blocks of it that are, layout.c), with
+ * only the others filled in.  A bucket is laid out afresh when more
+ * than WALK_SLACK of its runs in place are out of the walk's order:
+ * outside the longest subsequence of them whose slots rise with their
+ * rank.  Runs not in place do not count: on a first run nothing is in
+ * place and the bucket is laid out in the walk's order anyway, and
+ * after a kernel session new directories are all that moves, however
+ * many there are.  A rerun moves nothing: runs kept stay in place, those
+ * filled in are in place next time, and the longest rising subsequence
+ * can only grow, so a bucket once kept stays kept.
  */
 #define WALK_SLACK(n)	((n) / 8)
 
@@ -88,18 +89,17 @@ static __u32 rising(const __u32 *s, __u32 n, __u32 *tail)
 static __u32 decide_bucket(struct planner *pl, __u32 i, __u32 *slots,
 			   __u32 *tail)
 {
-	__u32 b = bucket(pl, pl->order[i]), j, end, runs = 0, in = 0, k;
+	__u32 b = bucket(pl, pl->order[i]), j, end, in = 0, k;
 	int fresh;
 
 	for (j = i; j < pl->norder && bucket(pl, pl->order[j]) == b;
 	     j = end) {
 		end = run_end(pl, j);
-		runs++;
-		if (run_in_place(pl, j, end))
+		if (run_prefix_end(pl, j, end) > j)
 			slots[in++] = slot_index(pl->p,
 						 pl->rec[pl->order[j]].blk);
 	}
-	fresh = runs - rising(slots, in, tail) > WALK_SLACK(runs);
+	fresh = in - rising(slots, in, tail) > WALK_SLACK(in);
 	for (k = i; k < j; k++)
 		pl->fresh[k] = fresh;
 	return j;

@@ -756,6 +756,83 @@ static __u32 model_tail(const struct vol *v, enum e3mp_homing h, __u32 grp,
 	return got;
 }
 
+static int rec_class(const struct vol *v, __u32 i);
+static int is_dir(const struct vol *v, __u32 i);
+
+/*
+ * The lowest block of tail directory record @x's run (its directory's
+ * records of that home and class, in logical order) if they all lie in
+ * group @grp's zone in at most two ascending pieces; else 0.
+ */
+static blk64_t model_run_low(const struct vol *v, enum e3mp_homing h,
+			     __u32 grp, int x)
+{
+	blk64_t first = mp_zone_first(&v->g, grp);
+	blk64_t last = mp_group_last(&v->g, grp), low = last, prev = 0, b;
+	int pieces = 2;
+	__u32 j;
+
+	for (j = 0; j < v->nrec; j++) {
+		if (v->rec[j].ino != v->rec[x].ino || rec_class(v, j) != 2 ||
+		    home_of(v, h, j) != home_of(v, h, x) || kept(v, h, j))
+			continue;
+		b = v->rec[j].blk;
+		if (b < first || b > last || (b < prev && --pieces == 0))
+			return 0;
+		prev = b;
+		if (b < low)
+			low = b;
+	}
+	return low;
+}
+
+/*
+ * Below the @got slots of group @grp's tail region at @want (ascending),
+ * the blocks that extend it: going down over eligible blocks, tail
+ * directory blocks homed in @grp whose runs lie whole in the zone
+ * (model_run_low()), up to the first eligible block that is not one,
+ * and only as far down as every run met is whole (*@below of them).
+ * Then the @ext eligible blocks below those.  Into @more, downwards;
+ * returns how many.
+ */
+static __u32 model_below(const struct vol *v, enum e3mp_homing h,
+			 __u32 grp, const blk64_t *want, __u32 got, __u32 ext,
+			 blk64_t *more, __u32 *below)
+{
+	blk64_t first = mp_zone_first(&v->g, grp);
+	blk64_t b = got ? want[0] : mp_group_last(&v->g, grp) + 1;
+	blk64_t low = ~(blk64_t) 0, lo, top = b;
+	__u32 n = 0;
+	int x;
+
+	*below = 0;
+	while (b > first) {
+		if (!eligible_blk(v, h, --b))
+			continue;
+		x = rec_by_blk(v, b);
+		if (x < 0 || !is_dir(v, x) || rec_class(v, x) != 2 ||
+		    home_of(v, h, x) != grp || kept(v, h, x))
+			break;
+		lo = model_run_low(v, h, grp, x);
+		if (!lo)
+			break;
+		more[n++] = b;
+		if (lo < low)
+			low = lo;
+		if (b <= low) {
+			*below = n;
+			top = b;
+			low = ~(blk64_t) 0;
+		}
+	}
+	b = top;
+	n = *below;
+	while (n < *below + ext && b > first)
+		if (eligible_blk(v, h, --b))
+			more[n++] = b;
+	return n;
+}
+
 /* The @n slots from @at are @want's. */
 static int expect_zone(const struct mp_plan *p, __u32 grp, __u32 at,
 		       __u32 n, const blk64_t *want)
@@ -779,9 +856,9 @@ static int check_geometry(const struct vol *v, const struct mp_plan *p,
 {
 	const struct mp_geom *g = &v->g;
 	static __u32 demand[2 * MAXG];
-	static blk64_t want[MAXR];
+	static blk64_t want[MAXR], more[3 * MAXR];
 	__u64 carry = 0, carry_head = 0, groups = 0;
-	__u32 grp, i, at = 0;
+	__u32 grp, i, at = 0, all, ext, nmore, k, below;
 
 	if (g->group_count > MAXG)
 		die("too many groups");
@@ -802,13 +879,32 @@ static int check_geometry(const struct vol *v, const struct mp_plan *p,
 		EXPECT(p->tail_first[grp] == at, "tail_first[%u] = %u, "
 		       "expected %u", grp, p->tail_first[grp], at);
 		got = model_tail(v, h, grp, need, want);
-		EXPECT(p->mc_first[grp + 1] - at == got, "MC of group %u has "
-		       "%u slots, expected %u (demand %u, carry %llu)", grp,
-		       p->mc_first[grp + 1] - at, got, demand[2 * grp],
-		       ULL(carry));
+		/* below the region: see model_below() */
+		all = p->mc_first[grp + 1] - at;
+		ext = p->fill_first[grp] - at;
+		EXPECT(p->fill_first[grp] >= at && ext <= all,
+		       "fill_first[%u] = %u, tail %u to %u", grp,
+		       p->fill_first[grp], at, p->mc_first[grp + 1]);
+		below = 0;
+		nmore = got == need ? model_below(v, h, grp, want, got, ext,
+						  more, &below) : 0;
+		EXPECT(all == got + nmore && ext <= nmore, "MC of group %u has "
+		       "%u slots, %u added, expected %u + %u (demand %u, "
+		       "carry %llu)", grp, all, ext, got, nmore,
+		       demand[2 * grp], ULL(carry));
+		EXPECT(p->base_first[grp] == p->fill_first[grp] + below,
+		       "base_first[%u] = %u, expected %u + %u", grp,
+		       p->base_first[grp], p->fill_first[grp], below);
+		for (k = 0; k < nmore; k++)
+			EXPECT(p->slot[at + k] == more[nmore - 1 - k],
+			       "slot %u of group %u (below its region) is "
+			       "%llu, expected %llu", at + k, grp,
+			       ULL(p->slot[at + k]),
+			       ULL(more[nmore - 1 - k]));
+		at += nmore;
 		TRY(expect_zone(p, grp, at, got, want));
 		at += got;
-		groups += got + got_head > 0;
+		groups += got + nmore + got_head > 0;
 		carry = need - got;
 		carry_head = need_head - got_head;
 	}
@@ -965,14 +1061,34 @@ static __u32 zone_start(const struct vol *v, const struct mp_plan *p,
 {
 	__u32 grp = home_of(v, h, r);
 
-	return head_rec(v, r) ? p->mc_first[grp] : p->tail_first[grp];
+	return head_rec(v, r) ? p->mc_first[grp] : p->fill_first[grp];
+}
+
+/* Slot @s was added below its group's region for directories. */
+static int slot_added(const struct mp_plan *p, long s)
+{
+	__u32 grp = mp_group_of(&p->g, p->slot[s]);
+
+	return (__u32) s >= p->tail_first[grp] &&
+	       (__u32) s < p->fill_first[grp];
+}
+
+/* Slot @s extends its region over a directory's block: only it keeps it. */
+static int slot_below(const struct mp_plan *p, long s)
+{
+	__u32 grp = mp_group_of(&p->g, p->slot[s]);
+
+	return (__u32) s >= p->fill_first[grp] &&
+	       (__u32) s < p->base_first[grp];
 }
 
 /* Slot @s is free in @own and of the zone kind record @r goes to. */
 static int fits(const struct vol *v, const struct mp_plan *p,
 		const __u8 *own, long s, __u32 r)
 {
-	return s >= 0 && !own[s] && slot_head(p, s) == head_rec(v, r);
+	return s >= 0 && !own[s] && !slot_added(p, s) &&
+	       slot_head(p, s) == head_rec(v, r) &&
+	       (!slot_below(p, s) || p->slot[s] == v->rec[r].blk);
 }
 
 /* Record @r into the first slot from max(*@at, @from) that fits. */
@@ -1002,7 +1118,8 @@ static long model_in_place(const struct vol *v, const struct mp_plan *p,
 	for (k = i; k < end; k++) {
 		s = slot_idx(p, v->rec[ord[k]].blk);
 		if (s < 0 || slot_head(p, s) != head_rec(v, ord[k]) ||
-		    (__u32) s < prev)
+		    slot_added(p, s) || (__u32) s < prev ||
+		    (slot_below(p, s) && p->slot[s] != v->rec[ord[k]].blk))
 			return -1;
 		if (first < 0)
 			first = s;
@@ -1014,9 +1131,9 @@ static long model_in_place(const struct vol *v, const struct mp_plan *p,
 /*
  * With a walk order, per group and directory class: the bucket is laid
  * out afresh (@fresh set on its records) when more than an eighth of
- * its runs are not in place or outside the longest run of in-place ones
- * whose slots rise in the walk's order (an O(n^2) longest rising
- * subsequence, independent of plan.c's).
+ * its runs whose first block is in place are outside the longest run of
+ * such ones whose slots rise in the walk's order (an O(n^2) longest
+ * rising subsequence, independent of walkorder.c's).
  */
 static void walk_fresh(const struct vol *v, const struct mp_plan *p,
 		       enum e3mp_homing h, const __u32 *ord, __u32 n,
@@ -1024,7 +1141,7 @@ static void walk_fresh(const struct vol *v, const struct mp_plan *p,
 {
 	static long slot[MAXR];
 	static __u32 best[MAXR];
-	__u32 i, j, e, k, runs, in, lis, a, b;
+	__u32 i, j, e, k, in, lis, a, b;
 
 	for (i = 0; i < n; i++)
 		fresh[i] = 0;
@@ -1035,13 +1152,13 @@ static void walk_fresh(const struct vol *v, const struct mp_plan *p,
 			;
 		if (!v->g.nwalk || !is_dir(v, ord[i]))
 			continue;
-		runs = in = 0;
+		in = 0;
 		for (k = i; k < j; k = e) {
 			long s;
 
+			/* (its first block in place: see layout.c) */
 			e = order_run_end(v, h, ord, n, k);
-			runs++;
-			s = model_in_place(v, p, h, ord, k, e);
+			s = model_in_place(v, p, h, ord, k, k + 1);
 			if (s >= 0)
 				slot[in++] = s;
 		}
@@ -1053,56 +1170,156 @@ static void walk_fresh(const struct vol *v, const struct mp_plan *p,
 			if (best[a] > lis)
 				lis = best[a];
 		}
-		if (runs - lis > runs / 8)
+		if (in - lis > in / 8)
 			for (k = i; k < j; k++)
 				fresh[k] = 1;
 	}
 }
 
 /*
- * Where plan.c's header says every record goes, before fit_to_space():
+ * How many slots from @s, up to @need and before @end, are free in
+ * @own, of record @r's kind, added below a region or not (@added), and
+ * consecutive blocks.
+ */
+static __u32 model_stretch(const struct vol *v, const struct mp_plan *p,
+			   const __u8 *own, __u32 s, __u32 end, __u32 r,
+			   __u32 need, int added)
+{
+	__u32 len;
+
+	for (len = 0; len < need && s + len < end; len++) {
+		__u32 t = s + len;
+
+		if (own[t] || slot_added(p, t) != added || slot_below(p, t) ||
+		    slot_head(p, t) != head_rec(v, r) ||
+		    (len && p->slot[t] != p->slot[t - 1] + 1))
+			break;
+	}
+	return len;
+}
+
+/* The first slot of @need such from @from to @end - 1, or -1. */
+static long model_hole(const struct vol *v, const struct mp_plan *p,
+		       const __u8 *own, __u32 from, __u32 end, __u32 r,
+		       __u32 need, int added)
+{
+	__u32 s;
+
+	for (s = from; s < end; s++)
+		if (model_stretch(v, p, own, s, end, r, need, added) == need)
+			return s;
+	return -1;
+}
+
+/*
+ * Directory run @run (@len records, logical order) in pass B: the
+ * records not kept in pass A go, in one piece, right after the last
+ * kept one when those slots are free, else into the first free stretch
+ * long enough from its zone start on, else (tail directories) into the
+ * slots added below its home region, top down; else they take the free slots
+ * from after the kept ones (or the zone start) on, in order, and what
+ * finds none stays.
+ */
+static void model_dir(const struct vol *v, const struct mp_plan *p,
+		      enum e3mp_homing h, __u8 *own, const __u32 *run,
+		      __u32 len, __u32 *ext_next, blk64_t *want)
+{
+	__u32 k = 0, r, need, grp, at;
+	long s = -1;
+
+	while (k < len && want[run[k]])
+		k++;
+	if (k == len)
+		return;
+	r = run[k];
+	need = len - k;
+	grp = home_of(v, h, r);
+	if (k > 0) {
+		s = slot_idx(p, want[run[k - 1]]) + 1;
+		if (model_stretch(v, p, own, s, p->nslot, r, need, 0) != need)
+			s = -1;
+	}
+	if (s < 0)
+		s = model_hole(v, p, own, zone_start(v, p, h, r), p->nslot, r,
+			       need, 0);
+	/* (the added slots: from the top down, each run below the last) */
+	if (s < 0 && !head_rec(v, r) &&
+	    ext_next[grp] - p->tail_first[grp] >= need) {
+		ext_next[grp] -= need;
+		s = ext_next[grp];
+	}
+	for (; s >= 0 && k < len; k++, s++) {
+		own[s] = 1;
+		want[run[k]] = p->slot[s];
+	}
+	/* (none: the free slots from after its kept ones on, in order) */
+	if (k < len)
+		at = k ? (__u32) slot_idx(p, want[run[k - 1]]) + 1 :
+		     zone_start(v, p, h, r);
+	for (; k < len; k++) {
+		take_next(v, p, own, &at, 0, run[k], want);
+		if (!want[run[k]])
+			break;
+	}
+}
+
+/*
+ * Where layout.c's header says every record goes, before fit_to_space():
  * runs in slots of their zone kind, ascending, at or after their home
- * zone stay (pass A; not directories in a tree walk's order); every
- * other record, in processing order, takes the
- * next free slot of its zone kind of one forward cursor per kind, cur =
- * max(cur, zone start of home); once that cursor has run out, the
- * record takes any free slot of its kind from slot 0 on; what is left
- * stays.  @want gets each record's destination, @inplace its pass A flag.
+ * zone stay (pass A; not directories in a tree walk's order), and of a
+ * directory's run the longest prefix that is so; every other indirect
+ * block, in processing order, takes the next free slot of its zone kind
+ * of one forward cursor per kind, cur = max(cur, zone start of home);
+ * once that cursor has run out, the record takes any free slot of its
+ * kind from slot 0 on; what is left stays.  The rest of a directory
+ * goes where the plan put it (check_dirs() checks that), and takes
+ * those slots at its turn.  @want gets each record's destination,
+ * @inplace its pass A flag.
  */
 static void model_dests(const struct vol *v, const struct mp_plan *p,
 			enum e3mp_homing h, blk64_t *want, __u8 *inplace)
 {
 	static __u32 ord[MAXR];
 	static __u8 fresh[MAXR];
+	static __u32 ext_next[MAXG];
 	__u8 *own = calloc(p->nslot + 1, 1);
-	__u32 i, k, end, r, n, cur[2] = { 0, 0 }, any[2] = { 0, 0 };
+	__u32 i, j, k, end, r, n, cur[2] = { 0, 0 }, any[2] = { 0, 0 };
 
 	if (!own)
 		die("out of memory");
 	n = make_order(v, h, ord);
 	walk_fresh(v, p, h, ord, n, fresh);
+	for (i = 0; i < v->g.group_count; i++)
+		ext_next[i] = p->fill_first[i];
 	for (i = 0; i < v->nrec; i++) {
 		want[i] = 0;
 		inplace[i] = 0;
 	}
 	for (i = 0; i < n; i = end) {
 		__u32 prev = zone_start(v, p, h, ord[i]);
-		int ok = 1;
+		int ok = 1, pieces;
 
 		end = order_run_end(v, h, ord, n, i);
 		/* directories of a bucket laid out afresh: see walk_fresh */
 		if (fresh[i])
 			ok = 0;
+		/* (a directory's may be in two ascending pieces) */
+		pieces = is_dir(v, ord[i]) ? 2 : 1;
 		for (k = i; k < end && ok; k++) {
 			long s = slot_idx(p, v->rec[ord[k]].blk);
 
-			if (!fits(v, p, own, s, ord[k]) || (__u32) s < prev)
-				ok = 0;
-			else
-				prev = s + 1;
+			if (!fits(v, p, own, s, ord[k]) ||
+			    ((__u32) s < prev &&
+			     (--pieces == 0 ||
+			      (__u32) s < zone_start(v, p, h, ord[k]))))
+				break;
+			prev = s + 1;
 		}
-		for (k = i; k < end && ok; k++) {
-			r = ord[k];
+		/* (a directory keeps its prefix in place) */
+		if (k < end && !is_dir(v, ord[i]))
+			k = i;
+		for (j = i; j < k && ok; j++) {
+			r = ord[j];
 			own[slot_idx(p, v->rec[r].blk)] = 1;
 			want[r] = v->rec[r].blk;
 			inplace[r] = 1;
@@ -1114,6 +1331,17 @@ static void model_dests(const struct vol *v, const struct mp_plan *p,
 		r = ord[i];
 		if (want[r])
 			continue;
+		if (is_dir(v, r)) {
+			/* (the whole run, once: from its start to its end) */
+			for (k = i; k > 0 && order_run_end(v, h, ord, n,
+							   k - 1) > i; k--)
+				;
+			end = order_run_end(v, h, ord, n, k);
+			model_dir(v, p, h, own, ord + k, end - k, ext_next,
+				  want);
+			i = end - 1;
+			continue;
+		}
 		take_next(v, p, own, &cur[c], zone_start(v, p, h, r), r, want);
 		if (!want[r])
 			take_next(v, p, own, &any[c], 0, r, want);
@@ -1617,9 +1845,33 @@ static int replan_still(struct vol *v, enum e3mp_homing h,
 {
 	char buf[512];
 
+	if (getenv("TP_DEBUG")) {
+		fprintf(stderr, "before:");
+		for (blk64_t b = 90; b < 110 && b < v->g.blocks_count; b++)
+			fprintf(stderr, " %llu:%d/%d/%d", ULL(b), v->c[b].kind, eligible_blk(v, h, b), rec_by_blk(v, b));
+		fprintf(stderr, "\n");
+	}
 	apply(v, p1);
 	TRY(plan_check(v, h, p2));
 	describe_moves(p2, buf, sizeof(buf));
+	if (getenv("TP_DEBUG") && p2->nmv[0] + p2->nmv[1]) {
+		fprintf(stderr, "after:");
+		for (blk64_t b = 90; b < 110 && b < v->g.blocks_count; b++)
+			fprintf(stderr, " %llu:%d/%d/%d", ULL(b), v->c[b].kind, eligible_blk(v, h, b), rec_by_blk(v, b));
+		fprintf(stderr, "\n");
+		const struct mp_plan *pp[2] = { p1, p2 };
+		for (int q = 0; q < 2; q++) {
+			fprintf(stderr, "plan %d slots:", q + 1);
+			for (__u32 g = 0; g < pp[q]->g.group_count; g++)
+				fprintf(stderr, " [g%u mc%u tail%u fill%u]", g, pp[q]->mc_first[g], pp[q]->tail_first[g], pp[q]->fill_first[g]);
+			for (__u32 x = 0; x < pp[q]->nslot; x++)
+				fprintf(stderr, " %u:%llu", x, ULL(pp[q]->slot[x]));
+			fprintf(stderr, "\n");
+		}
+		for (__u32 x = 0; x < v->nrec; x++)
+			if (v->rec[x].flags & REC_DIR)
+				fprintf(stderr, "dir ino %u l %u blk %llu -> %llu home %u\n", v->rec[x].ino, v->rec[x].logical, ULL(v->rec[x].blk), ULL(v->rec[x].dest), home_of(v, h, x));
+	}
 	EXPECT(p2->nmv[0] + p2->nmv[1] == 0,
 	       "second plan over the result moves %u + %u blocks:%s",
 	       p2->nmv[0], p2->nmv[1], buf);
