@@ -64,7 +64,6 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "planner.h"
 #include "e3mp_err.h"
@@ -134,7 +133,6 @@ static errcode_t plan_layout(struct planner *pl)
 		order_for_delete(pl);
 	if (!err)
 		err = layout_init(pl);
-	if (getenv("TP_DEBUG")) { for (__u32 q = 0; q < pl->g->group_count; q++) fprintf(stderr, " d%u=%u/%u x%u", q, demand[2*q], demand[2*q+1], pl->extra[q]); fprintf(stderr, "\n"); }
 	while (!err && again) {
 		err = build_geometry(pl, demand);
 		if (!err)

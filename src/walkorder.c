@@ -4,7 +4,7 @@
  * dirwalk.c ranks the directories in the order a tree walk visits them
  * (struct mp_geom's walk_ino and walk_rank); here the planner puts each
  * group's directory records in that order, and walk_decide() says which
- * groups are laid out afresh in it and which keep the runs in place.
+ * groups are laid out afresh in it and which keep what is in place.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -56,50 +56,26 @@ errcode_t walk_sort(struct planner *pl, __u32 lo, __u32 hi)
 
 /*
  * Which directory buckets (a group's head-zone or tail directories) are
- * laid out afresh in the walk's order, and which keep their runs that
- * are in place (a directory: the blocks of it that are, layout.c), with
- * only the others filled in.  A bucket is laid out afresh when more
- * than WALK_SLACK of its runs in place are out of the walk's order:
- * outside the longest subsequence of them whose slots rise with their
- * rank.  Runs not in place do not count: on a first run nothing is in
- * place and the bucket is laid out in the walk's order anyway, and
- * after a kernel session new directories are all that moves, however
- * many there are.  A rerun moves nothing: runs kept stay in place, those
- * filled in are in place next time, and the longest rising subsequence
- * can only grow, so a bucket once kept stays kept.
+ * laid out afresh in the walk's order, and which keep what is in place
+ * (of a directory, the blocks of it that are: layout.c), with only the
+ * rest filled in.  A bucket is laid out afresh when fewer than half of
+ * its directories have their first block in place: a first run, where
+ * the walk's order is the point.  After a kernel session the new
+ * directories are all that moves, and a rerun moves nothing: what a
+ * plan lays out is in place next time, so the bucket is kept.
  */
-#define WALK_SLACK(n)	((n) / 8)
-
-/* Longest strictly rising subsequence of @s[0 .. @n) (patience). */
-static __u32 rising(const __u32 *s, __u32 n, __u32 *tail)
+static __u32 decide_bucket(struct planner *pl, __u32 i)
 {
-	__u32 len = 0, i;
-
-	for (i = 0; i < n; i++) {
-		__u32 at = mp_lower_bound(len, s[i], mp_cmp_u32_at, tail);
-
-		tail[at] = s[i];
-		if (at == len)
-			len++;
-	}
-	return len;
-}
-
-/* Decide the bucket of runs from order index @i on; returns its end. */
-static __u32 decide_bucket(struct planner *pl, __u32 i, __u32 *slots,
-			   __u32 *tail)
-{
-	__u32 b = bucket(pl, pl->order[i]), j, end, in = 0, k;
+	__u32 b = bucket(pl, pl->order[i]), j, end, runs = 0, in = 0, k;
 	int fresh;
 
 	for (j = i; j < pl->norder && bucket(pl, pl->order[j]) == b;
 	     j = end) {
 		end = run_end(pl, j);
-		if (run_prefix_end(pl, j, end) > j)
-			slots[in++] = slot_index(pl->p,
-						 pl->rec[pl->order[j]].blk);
+		runs++;
+		in += run_prefix_end(pl, j, end) > j;
 	}
-	fresh = in - rising(slots, in, tail) > WALK_SLACK(in);
+	fresh = 2 * in < runs;
 	for (k = i; k < j; k++)
 		pl->fresh[k] = fresh;
 	return j;
@@ -108,22 +84,16 @@ static __u32 decide_bucket(struct planner *pl, __u32 i, __u32 *slots,
 /* pl->fresh[] for every directory record of the processing order. */
 errcode_t walk_decide(struct planner *pl)
 {
-	__u32 *slots = NULL, *tail = NULL, i;
 	errcode_t err;
+	__u32 i;
 
 	err = ext2fs_get_arrayzero(pl->norder + 1, sizeof(*pl->fresh),
 				   &pl->fresh);
-	if (!err)
-		err = ext2fs_get_array(pl->norder + 1, sizeof(*slots), &slots);
-	if (!err)
-		err = ext2fs_get_array(pl->norder + 1, sizeof(*tail), &tail);
 	for (i = 0; !err && i < pl->norder;)
 		if (pl->rec[pl->order[i]].flags & REC_DIR)
-			i = decide_bucket(pl, i, slots, tail);
+			i = decide_bucket(pl, i);
 		else
 			i++;
-	ext2fs_free_mem(&slots);
-	ext2fs_free_mem(&tail);
 	return err;
 }
 
