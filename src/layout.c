@@ -338,39 +338,43 @@ static int extends(const struct planner *pl, __u32 r, __u32 grp)
 }
 
 /*
- * The lowest block of record @r's run, if all of it lies in group
- * @grp's zone in at most two ascending pieces (so that the run is in
- * place once the region reaches down to that block); else 0.
+ * The lowest block of the prefix of record @r's run that lies in group
+ * @grp's zone in at most two ascending pieces, if @r is in it (once the
+ * region reaches down to that block, the prefix is in place: all of a
+ * directory the plan keeps); else 0.
  */
 static blk64_t run_low(struct planner *pl, __u32 r, __u32 grp)
 {
 	blk64_t first = mp_zone_first(pl->g, grp), last, low, prev = 0, b;
-	__u32 k = pl->pos[r], end;
-	int pieces = 2;
+	__u32 k = pl->pos[r], end, x;
+	int pieces = 2, in = 0;
 
 	last = mp_group_last(pl->g, grp);
 	while (k > 0 && same_run(pl, pl->order[k - 1], r))
 		k--;
 	low = last;
 	for (end = run_end(pl, k); k < end; k++) {
-		b = pl->rec[pl->order[k]].blk;
+		x = pl->order[k];
+		b = pl->rec[x].blk;
 		if (b < first || b > last || (b < prev && --pieces == 0))
-			return 0;
+			break;
 		prev = b;
 		low = b < low ? b : low;
+		in |= x == r;
 	}
-	return low;
+	return in ? low : 0;
 }
 
 /*
  * Below the region of group @grp's zone (its lowest block is just above
  * @blk; the zone starts at @first): the eligible blocks that extend it,
- * whole runs of its directories (extends(), run_low()) up to the first
- * eligible block that is not one of those (*@below of them), then the
- * pl->extra[@grp] eligible blocks added for directories (*@ext of
- * them), into @out, downwards.  Returns how many in all.  Since each
- * directory there is in place, a plan keeps them all, and the next one
- * finds the same.
+ * blocks of its directories in the prefix of each that lies in the zone
+ * (extends(), run_low()), down to the first eligible block that is not
+ * one and no further than every such prefix met is whole (*@below of
+ * them), then the pl->extra[@grp] eligible blocks added for directories
+ * (*@ext of them), into @out, downwards.  Returns how many in all.
+ * Since those prefixes are in place, a plan keeps them all, and the
+ * next one finds the same.
  */
 __u32 zone_extend(struct planner *pl, __u32 grp, blk64_t blk,
 		  blk64_t first, blk64_t *out, __u32 *below, __u32 *ext)

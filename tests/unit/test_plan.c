@@ -760,16 +760,17 @@ static int rec_class(const struct vol *v, __u32 i);
 static int is_dir(const struct vol *v, __u32 i);
 
 /*
- * The lowest block of tail directory record @x's run (its directory's
- * records of that home and class, in logical order) if they all lie in
- * group @grp's zone in at most two ascending pieces; else 0.
+ * The lowest block of the prefix of tail directory record @x's run (its
+ * directory's records of that home and class, in logical order) that
+ * lies in group @grp's zone in at most two ascending pieces, if @x is
+ * in it; else 0.
  */
 static blk64_t model_run_low(const struct vol *v, enum e3mp_homing h,
 			     __u32 grp, int x)
 {
 	blk64_t first = mp_zone_first(&v->g, grp);
 	blk64_t last = mp_group_last(&v->g, grp), low = last, prev = 0, b;
-	int pieces = 2;
+	int pieces = 2, in = 0;
 	__u32 j;
 
 	for (j = 0; j < v->nrec; j++) {
@@ -778,20 +779,22 @@ static blk64_t model_run_low(const struct vol *v, enum e3mp_homing h,
 			continue;
 		b = v->rec[j].blk;
 		if (b < first || b > last || (b < prev && --pieces == 0))
-			return 0;
+			break;
 		prev = b;
 		if (b < low)
 			low = b;
+		in |= (int) j == x;
 	}
-	return low;
+	return in ? low : 0;
 }
 
 /*
  * Below the @got slots of group @grp's tail region at @want (ascending),
  * the blocks that extend it: going down over eligible blocks, tail
- * directory blocks homed in @grp whose runs lie whole in the zone
- * (model_run_low()), up to the first eligible block that is not one,
- * and only as far down as every run met is whole (*@below of them).
+ * directory blocks homed in @grp in the prefix of their runs that lies
+ * in the zone (model_run_low()), up to the first eligible block that
+ * is not one, and only as far down as every such prefix met is whole
+ * (*@below of them).
  * Then the @ext eligible blocks below those.  Into @more, downwards;
  * returns how many.
  */
@@ -3361,6 +3364,109 @@ static int case_dirs_walk_incremental(void)
 }
 
 /*
+ * Incremental directories under --dirs=pack, on four 128-block groups
+ * (tail zones 96-127, 224-255, ...; the first 6 blocks of each fixed):
+ * layouts as a packed volume looks after a kernel session.
+ */
+static struct vol *g128(void)
+{
+	struct vol *v = track(vol_new(0, 128, 512, 16, 25));
+
+	std_meta(v, 6);
+	v->g.dirs = E3MP_DIRS_PACK;
+	return v;
+}
+
+/*
+ * A grown directory keeps its blocks in place (121-123) and its new
+ * ones go right after them, the slots there being free (a directory
+ * deleted): one piece, and only the new blocks move.  The region, sized
+ * by demand (123-127), extends over the blocks in place below it.
+ */
+static int case_dirs_grown_appended(void)
+{
+	struct vol *v = g128();
+	struct mp_plan *p = new_plan();
+
+	add_dir(v, 2, 5, (blk64_t[]) { 121, 122, 123, 20, 21 }, 0);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 2, 5, (blk64_t[]) { 121, 122, 123, 124, 125 }));
+	EXPECT(p->dir_moved == 2 && p->nmv[0] + p->nmv[1] == 2,
+	       "dir_moved %llu, %u + %u moves", ULL(p->dir_moved),
+	       p->nmv[0], p->nmv[1]);
+	return replan_still(v, E3MP_HOME_INODE, p, new_plan());
+}
+
+/*
+ * A grown directory followed by one that stays (124-127): its blocks in
+ * place stay, its new ones go in one second piece, into the first free
+ * stretch of the region long enough (119-120); only they move.
+ */
+static int case_dirs_grown_second_piece(void)
+{
+	struct vol *v = g128();
+	struct mp_plan *p = new_plan();
+
+	add_dir(v, 2, 5, (blk64_t[]) { 121, 122, 123, 20, 21 }, 0);
+	add_dir(v, 3, 4, (blk64_t[]) { 124, 125, 126, 127 }, 0);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 2, 5, (blk64_t[]) { 121, 122, 123, 119, 120 }));
+	TRY(expect_dests(v, 3, 4, (blk64_t[]) { 124, 125, 126, 127 }));
+	EXPECT(p->dir_moved == 2, "dir_moved %llu", ULL(p->dir_moved));
+	return replan_still(v, E3MP_HOME_INODE, p, new_plan());
+}
+
+/*
+ * A new directory (3 blocks) where a deleted one left free slots in the
+ * region (248-249) and the kernel put another group's file's indirect
+ * block (247), which stays (in place after its own region): that block
+ * ends the hole, so no hole of the region is long enough; the slots are
+ * built once more with 3 more below the region, and the directory goes
+ * there in one piece (244-246), not around the indirect block.  The
+ * next plan finds the region extended over it and moves nothing.
+ */
+static int case_dirs_new_foreign_block(void)
+{
+	struct vol *v = g128();
+	struct mp_plan *p = new_plan();
+
+	add_file(v, 2, 1, (blk64_t[]) { 247 });
+	add_dir(v, 20, 6, (blk64_t[]) { 250, 251, 252, 253, 254, 255 }, 0);
+	add_dir(v, 21, 3, (blk64_t[]) { 140, 141, 142 }, 0);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 21, 3, (blk64_t[]) { 244, 245, 246 }));
+	TRY(expect_dests(v, 20, 6, (blk64_t[]) { 250, 251, 252, 253, 254,
+						 255 }));
+	TRY(expect_dests(v, 2, 1, (blk64_t[]) { 247 }));
+	EXPECT(p->dir_moved == 3 && p->ind_moved == 0,
+	       "dir_moved %llu, ind_moved %llu", ULL(p->dir_moved),
+	       ULL(p->ind_moved));
+	return replan_still(v, E3MP_HOME_INODE, p, new_plan());
+}
+
+/*
+ * New directories go into the first free stretch long enough: a 3-block
+ * one skips the region's 1-block hole (247) for 249-251 (a kept
+ * indirect block at 248 ends the first); the 1-block one after it then
+ * finds no room in the region and goes right below it.
+ */
+static int case_dirs_new_first_fit(void)
+{
+	struct vol *v = g128();
+	struct mp_plan *p = new_plan();
+
+	add_file(v, 2, 1, (blk64_t[]) { 248 });
+	add_dir(v, 20, 4, (blk64_t[]) { 252, 253, 254, 255 }, 0);
+	add_dir(v, 21, 3, (blk64_t[]) { 140, 141, 142 }, 0);
+	add_dir(v, 22, 1, (blk64_t[]) { 143 }, 0);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 21, 3, (blk64_t[]) { 249, 250, 251 }));
+	TRY(expect_dests(v, 22, 1, (blk64_t[]) { 247 }));
+	EXPECT(p->dir_moved == 4, "dir_moved %llu", ULL(p->dir_moved));
+	return replan_still(v, E3MP_HOME_INODE, p, new_plan());
+}
+
+/*
  * No slot at all (every tail zone fixed): the directory's blocks stay,
  * and are counted as left for want of space like those given up.
  */
@@ -4056,6 +4162,14 @@ int main(void)
 		 case_dirs_roots);
 	run_case("directories: volume, one region mid-volume, htree roots "
 		 "by the inode table", case_dirs_volume);
+	run_case("directories: a grown one's new blocks right after it",
+		 case_dirs_grown_appended);
+	run_case("directories: a grown one's new blocks in one second piece",
+		 case_dirs_grown_second_piece);
+	run_case("directories: a new one in one piece, not around a kept "
+		 "block", case_dirs_new_foreign_block);
+	run_case("directories: new ones in the first stretch long enough",
+		 case_dirs_new_first_fit);
 	run_case("directories in a tree walk's order", case_dirs_walk);
 	run_case("directories in a walk's order: a new one is all that "
 		 "moves", case_dirs_walk_incremental);
