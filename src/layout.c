@@ -328,48 +328,78 @@ int assign_slots(struct planner *pl)
 }
 
 /*
- * Record @r may extend the region of group @grp downwards: a tail
- * directory block homed there.
+ * Record @r may extend the region of group @grp (@cl: the head zone's,
+ * CL_HEAD, or the tail's, CL_DIR) over its block: a directory block of
+ * that class homed there.
  */
-static int extends(const struct planner *pl, __u32 r, __u32 grp)
+static int extends(const struct planner *pl, __u32 r, __u32 grp, __u32 cl)
 {
 	return (pl->rec[r].flags & REC_DIR) && pl->home[r] == grp &&
-	       rec_class(pl, r) == CL_DIR && !rec_kept(pl, r);
+	       rec_class(pl, r) == cl && !rec_kept(pl, r);
 }
 
 /*
- * The lowest block of the prefix of record @r's run that lies in group
- * @grp's zone in at most two ascending pieces, if @r is in it (once the
- * region reaches down to that block, the prefix is in place: all of a
- * directory the plan keeps); else 0.
+ * The prefix of record @r's run that lies in blocks @lo to @hi in at
+ * most two ascending pieces: once the region covers it, that prefix is
+ * in place, all of a directory the plan keeps.  Returns 0 when @r is
+ * not in it, else 1 and its lowest and highest blocks in *@low, *@high.
  */
-static blk64_t run_low(struct planner *pl, __u32 r, __u32 grp)
+static int run_span(struct planner *pl, __u32 r, blk64_t lo, blk64_t hi,
+		    blk64_t *low, blk64_t *high)
 {
-	blk64_t first = mp_zone_first(pl->g, grp), last, low, prev = 0, b;
 	__u32 k = pl->pos[r], end, x;
+	blk64_t prev = 0, b;
 	int pieces = 2, in = 0;
 
-	last = mp_group_last(pl->g, grp);
 	while (k > 0 && same_run(pl, pl->order[k - 1], r))
 		k--;
-	low = last;
+	*low = hi;
+	*high = lo;
 	for (end = run_end(pl, k); k < end; k++) {
 		x = pl->order[k];
 		b = pl->rec[x].blk;
-		if (b < first || b > last || (b < prev && --pieces == 0))
+		if (b < lo || b > hi || (b < prev && --pieces == 0))
 			break;
 		prev = b;
-		low = b < low ? b : low;
+		*low = b < *low ? b : *low;
+		*high = b > *high ? b : *high;
 		in |= x == r;
 	}
-	return in ? low : 0;
+	return in;
+}
+
+/*
+ * After the first eligible blocks of group @grp's head zone (the next
+ * is @blk; the zone ends before @end): the eligible blocks that extend
+ * it, as zone_extend() does below a tail region, into @out.  Returns
+ * how many: after a directory deleted, the blocks 0 after it stay.
+ */
+__u32 head_extend(struct planner *pl, __u32 grp, blk64_t blk, blk64_t end,
+		  blk64_t *out)
+{
+	blk64_t first = mp_group_first(pl->g, grp), high = 0, lo, hi;
+	__u32 n = 0, done = 0, r;
+
+	for (; blk < end; blk++) {
+		if (!slot_eligible(pl, blk))
+			continue;
+		r = rec_at(pl, blk);
+		if (r == NO_REC || !extends(pl, r, grp, CL_HEAD) ||
+		    !run_span(pl, r, first, end - 1, &lo, &hi))
+			break;
+		out[n++] = blk;
+		high = hi > high ? hi : high;
+		if (blk >= high)
+			done = n;	/* every prefix met so far is whole */
+	}
+	return done;
 }
 
 /*
  * Below the region of group @grp's zone (its lowest block is just above
  * @blk; the zone starts at @first): the eligible blocks that extend it,
  * blocks of its directories in the prefix of each that lies in the zone
- * (extends(), run_low()), down to the first eligible block that is not
+ * (extends(), run_span()), down to the first eligible block that is not
  * one and no further than every such prefix met is whole (*@below of
  * them), then the pl->extra[@grp] eligible blocks added for directories
  * (*@ext of them), into @out, downwards.  Returns how many in all.
@@ -379,7 +409,8 @@ static blk64_t run_low(struct planner *pl, __u32 r, __u32 grp)
 __u32 zone_extend(struct planner *pl, __u32 grp, blk64_t blk,
 		  blk64_t first, blk64_t *out, __u32 *below, __u32 *ext)
 {
-	blk64_t low = ~(blk64_t) 0, lo, top = blk;
+	blk64_t low = ~(blk64_t) 0, lo, hi, top = blk;
+	blk64_t last = mp_group_last(pl->g, grp);
 	__u32 n = 0, r;
 
 	*below = 0;
@@ -387,10 +418,8 @@ __u32 zone_extend(struct planner *pl, __u32 grp, blk64_t blk,
 		if (!slot_eligible(pl, --blk))
 			continue;
 		r = rec_at(pl, blk);
-		if (r == NO_REC || !extends(pl, r, grp))
-			break;
-		lo = run_low(pl, r, grp);
-		if (!lo)
+		if (r == NO_REC || !extends(pl, r, grp, CL_DIR) ||
+		    !run_span(pl, r, first, last, &lo, &hi))
 			break;
 		out[n++] = blk;
 		low = lo < low ? lo : low;

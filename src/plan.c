@@ -473,9 +473,13 @@ static __u32 zone_slots(struct planner *pl, __u32 grp, __u32 want,
 	return n;
 }
 
-/* Collect the first @want eligible blocks of group @grp's head zone. */
+/*
+ * Collect the first @want eligible blocks of group @grp's head zone (*@got
+ * of them), then those after them that extend it (layout.c's
+ * head_extend()); returns how many in all.
+ */
 static __u32 head_slots(struct planner *pl, __u32 grp, __u32 want,
-			blk64_t *out)
+			blk64_t *out, __u32 *got)
 {
 	blk64_t blk = mp_group_first(pl->g, grp);
 	blk64_t end = mp_head_end(pl->g, grp);
@@ -484,6 +488,9 @@ static __u32 head_slots(struct planner *pl, __u32 grp, __u32 want,
 	for (; n < want && blk < end; blk++)
 		if (slot_eligible(pl, blk))
 			out[n++] = blk;
+	*got = n;
+	if (n == want)
+		n += head_extend(pl, grp, blk, end, out + n);
 	return n;
 }
 
@@ -523,8 +530,9 @@ static errcode_t build_geometry(struct planner *pl, const __u32 *demand)
 		__u32 got_head, got, n, below, ext;
 
 		p->mc_first[grp] = p->nslot;
-		got_head = head_slots(pl, grp, need_head, p->slot + p->nslot);
-		p->nslot += got_head;
+		n = head_slots(pl, grp, need_head, p->slot + p->nslot,
+			       &got_head);
+		p->nslot += n;
 		p->tail_first[grp] = p->nslot;
 		n = zone_slots(pl, grp, need, p->slot + p->nslot, &got, &below,
 			       &ext);
@@ -533,7 +541,7 @@ static errcode_t build_geometry(struct planner *pl, const __u32 *demand)
 		p->nslot += n;
 		carry_head = need_head - got_head;
 		carry = need - got;
-		p->mc_groups += n + got_head > 0;
+		p->mc_groups += p->nslot > p->mc_first[grp];
 	}
 	for (; grp <= G; grp++)
 		p->mc_first[grp] = p->tail_first[grp] = p->fill_first[grp] =

@@ -83,6 +83,8 @@ void layout_reset(struct planner *pl);
 void layout_free(struct planner *pl);
 __u32 zone_extend(struct planner *pl, __u32 grp, blk64_t blk,
 		  blk64_t first, blk64_t *out, __u32 *below, __u32 *ext);
+__u32 head_extend(struct planner *pl, __u32 grp, blk64_t blk, blk64_t end,
+		  blk64_t *out);
 int slot_in_head(const struct mp_plan *p, __u32 s);
 __u32 run_prefix_end(struct planner *pl, __u32 i, __u32 end);
 int assign_slots(struct planner *pl);

@@ -718,20 +718,45 @@ static int head_rec(const struct vol *v, __u32 i)
 		 (v->rec[i].flags & REC_EARLY)));
 }
 
+static int model_extends(const struct vol *v, enum e3mp_homing h, int x,
+			 __u32 grp, int cl);
+static int model_span(const struct vol *v, enum e3mp_homing h, int x,
+		      blk64_t lo, blk64_t hi, blk64_t *low, blk64_t *high);
+
 /*
  * The head zone's slots of group @grp: its first @need eligible blocks
- * (in block order), before mp_head_end(); returns how many.
+ * (in block order, *@got of them), before mp_head_end(); then, when it
+ * has them all, the eligible blocks after them that hold its head-zone
+ * directory blocks, in the prefix of each directory's that lies in the
+ * zone, as far as every such prefix met is whole.  Returns how many.
  */
 static __u32 model_head(const struct vol *v, enum e3mp_homing h, __u32 grp,
-			__u64 need, blk64_t *want)
+			__u64 need, blk64_t *want, __u32 *got)
 {
 	blk64_t b = mp_group_first(&v->g, grp), end = mp_head_end(&v->g, grp);
-	__u32 got = 0;
+	blk64_t high = 0, lo, hi;
+	__u32 n = 0, done;
+	int x;
 
-	for (; b < end && got < need; b++)
+	for (; b < end && n < need; b++)
 		if (eligible_blk(v, h, b))
-			want[got++] = b;
-	return got;
+			want[n++] = b;
+	*got = done = n;
+	for (; n == need && b < end; b++) {
+		if (!eligible_blk(v, h, b))
+			continue;
+		x = rec_by_blk(v, b);
+		if (!model_extends(v, h, x, grp, 0) ||
+		    !model_span(v, h, x, mp_group_first(&v->g, grp), end - 1,
+				&lo, &hi))
+			break;
+		want[n++] = b;
+		if (hi > high)
+			high = hi;
+		if (b >= high)
+			done = n;
+	}
+	return done;
 }
 
 /* The tail zone's: its last @need eligible blocks, in block order. */
@@ -760,39 +785,51 @@ static int rec_class(const struct vol *v, __u32 i);
 static int is_dir(const struct vol *v, __u32 i);
 
 /*
- * The lowest block of the prefix of tail directory record @x's run (its
- * directory's records of that home and class, in logical order) that
- * lies in group @grp's zone in at most two ascending pieces, if @x is
- * in it; else 0.
+ * The prefix of directory record @x's run (its directory's records of
+ * that home and class, in logical order) that lies in blocks @lo to @hi
+ * in at most two ascending pieces: 0 when @x is not in it, else 1 and
+ * its lowest and highest blocks in *@low, *@high.
  */
-static blk64_t model_run_low(const struct vol *v, enum e3mp_homing h,
-			     __u32 grp, int x)
+static int model_span(const struct vol *v, enum e3mp_homing h, int x,
+		      blk64_t lo, blk64_t hi, blk64_t *low, blk64_t *high)
 {
-	blk64_t first = mp_zone_first(&v->g, grp);
-	blk64_t last = mp_group_last(&v->g, grp), low = last, prev = 0, b;
+	blk64_t prev = 0, b;
 	int pieces = 2, in = 0;
 	__u32 j;
 
+	*low = hi;
+	*high = lo;
 	for (j = 0; j < v->nrec; j++) {
-		if (v->rec[j].ino != v->rec[x].ino || rec_class(v, j) != 2 ||
+		if (v->rec[j].ino != v->rec[x].ino ||
+		    rec_class(v, j) != rec_class(v, x) ||
 		    home_of(v, h, j) != home_of(v, h, x) || kept(v, h, j))
 			continue;
 		b = v->rec[j].blk;
-		if (b < first || b > last || (b < prev && --pieces == 0))
+		if (b < lo || b > hi || (b < prev && --pieces == 0))
 			break;
 		prev = b;
-		if (b < low)
-			low = b;
+		if (b < *low)
+			*low = b;
+		if (b > *high)
+			*high = b;
 		in |= (int) j == x;
 	}
-	return in ? low : 0;
+	return in;
+}
+
+/* Record @x may extend a region of group @grp of its class (@cl). */
+static int model_extends(const struct vol *v, enum e3mp_homing h, int x,
+			 __u32 grp, int cl)
+{
+	return x >= 0 && is_dir(v, x) && rec_class(v, x) == cl &&
+	       home_of(v, h, x) == grp && !kept(v, h, x);
 }
 
 /*
  * Below the @got slots of group @grp's tail region at @want (ascending),
  * the blocks that extend it: going down over eligible blocks, tail
  * directory blocks homed in @grp in the prefix of their runs that lies
- * in the zone (model_run_low()), up to the first eligible block that
+ * in the zone (model_span()), up to the first eligible block that
  * is not one, and only as far down as every such prefix met is whole
  * (*@below of them).
  * Then the @ext eligible blocks below those.  Into @more, downwards;
@@ -804,7 +841,7 @@ static __u32 model_below(const struct vol *v, enum e3mp_homing h,
 {
 	blk64_t first = mp_zone_first(&v->g, grp);
 	blk64_t b = got ? want[0] : mp_group_last(&v->g, grp) + 1;
-	blk64_t low = ~(blk64_t) 0, lo, top = b;
+	blk64_t low = ~(blk64_t) 0, lo, hi, top = b;
 	__u32 n = 0;
 	int x;
 
@@ -813,11 +850,9 @@ static __u32 model_below(const struct vol *v, enum e3mp_homing h,
 		if (!eligible_blk(v, h, --b))
 			continue;
 		x = rec_by_blk(v, b);
-		if (x < 0 || !is_dir(v, x) || rec_class(v, x) != 2 ||
-		    home_of(v, h, x) != grp || kept(v, h, x))
-			break;
-		lo = model_run_low(v, h, grp, x);
-		if (!lo)
+		if (!model_extends(v, h, x, grp, 2) ||
+		    !model_span(v, h, x, first, mp_group_last(&v->g, grp),
+				&lo, &hi))
 			break;
 		more[n++] = b;
 		if (lo < low)
@@ -861,7 +896,7 @@ static int check_geometry(const struct vol *v, const struct mp_plan *p,
 	static __u32 demand[2 * MAXG];
 	static blk64_t want[MAXR], more[3 * MAXR];
 	__u64 carry = 0, carry_head = 0, groups = 0;
-	__u32 grp, i, at = 0, all, ext, nmore, k, below;
+	__u32 grp, i, at = 0, all, ext, nmore, k, below, n_head;
 
 	if (g->group_count > MAXG)
 		die("too many groups");
@@ -876,9 +911,9 @@ static int check_geometry(const struct vol *v, const struct mp_plan *p,
 
 		EXPECT(p->mc_first[grp] == at, "mc_first[%u] = %u, expected "
 		       "%u", grp, p->mc_first[grp], at);
-		got_head = model_head(v, h, grp, need_head, want);
-		TRY(expect_zone(p, grp, at, got_head, want));
-		at += got_head;
+		n_head = model_head(v, h, grp, need_head, want, &got_head);
+		TRY(expect_zone(p, grp, at, n_head, want));
+		at += n_head;
 		EXPECT(p->tail_first[grp] == at, "tail_first[%u] = %u, "
 		       "expected %u", grp, p->tail_first[grp], at);
 		got = model_tail(v, h, grp, need, want);
@@ -907,7 +942,7 @@ static int check_geometry(const struct vol *v, const struct mp_plan *p,
 		at += nmore;
 		TRY(expect_zone(p, grp, at, got, want));
 		at += got;
-		groups += got + nmore + got_head > 0;
+		groups += got + nmore + n_head > 0;
 		carry = need - got;
 		carry_head = need_head - got_head;
 	}
