@@ -3502,6 +3502,29 @@ static int case_dirs_new_first_fit(void)
 }
 
 /*
+ * --dirs=roots, a directory deleted from the head zone (its block 0 was
+ * at 7): the head region, sized by demand, now ends at 7, and extends
+ * over the next directory's block 0 (8), which stays; nothing moves.
+ */
+static int case_dirs_head_deleted(void)
+{
+	struct vol *v = g128();
+	struct mp_plan *p = new_plan();
+
+	v->g.dirs = E3MP_DIRS_ROOTS;
+	v->g.head_meta = 6;
+	add_dir(v, 2, 1, (blk64_t[]) { 6 }, 0);
+	add_dir(v, 4, 1, (blk64_t[]) { 8 }, 0);
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 2, 1, (blk64_t[]) { 6 }));
+	TRY(expect_dests(v, 4, 1, (blk64_t[]) { 8 }));
+	EXPECT(p->nmv[0] + p->nmv[1] == 0 && p->dir_after == 2,
+	       "%u + %u moves, dir_after %llu", p->nmv[0], p->nmv[1],
+	       ULL(p->dir_after));
+	return replan_still(v, E3MP_HOME_INODE, p, new_plan());
+}
+
+/*
  * No slot at all (every tail zone fixed): the directory's blocks stay,
  * and are counted as left for want of space like those given up.
  */
@@ -4205,6 +4228,8 @@ int main(void)
 		 "block", case_dirs_new_foreign_block);
 	run_case("directories: new ones in the first stretch long enough",
 		 case_dirs_new_first_fit);
+	run_case("directories: a head zone extends over the block 0s after "
+		 "it", case_dirs_head_deleted);
 	run_case("directories in a tree walk's order", case_dirs_walk);
 	run_case("directories in a walk's order: a new one is all that "
 		 "moves", case_dirs_walk_incremental);
