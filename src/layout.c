@@ -31,11 +31,17 @@
  * directory left, split by a block that stays), the slot space is built
  * once more with that many eligible blocks added right below the region
  * (extra[]; plan.c's plan_layout()), used only by those directories, in
- * order: they go in one piece there.  The next plan sees them as part
- * of the region (zone_extend(): the slots below a region extend over
- * the ends of directories homed there), so it moves nothing.  Should
- * even that fail (the zone is full), what did not fit stays where it is
- * and is counted as left for want of space, as when the volume is full.
+ * order, from the top down: they go in one piece there.  The next plan
+ * sees them as part of the region (zone_extend(): a region extends
+ * downwards over the blocks of directories homed there, as far as each
+ * such directory's prefix in the zone is whole), so it moves nothing;
+ * the same keeps the directories in place when one before them in the
+ * region was deleted and the region, sized by demand, shrank.  A head
+ * zone extends upwards likewise (head_extend()).  Should even the added
+ * slots not do (the zone is full), the directory takes the free slots
+ * after its blocks in place (or from its region's start) one by one,
+ * never wrapping, so that it is in place next time; what finds none
+ * stays where it is, counted as left for want of space.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -92,6 +98,7 @@ static int slot_fits(const struct planner *pl, __u32 s, __u32 r)
 	       (!slot_below(p, s) || p->slot[s] == pl->rec[r].blk);
 }
 
+/* Record @r is a directory block (REC_DIR). */
 static int is_dir(const struct planner *pl, __u32 r)
 {
 	return !!(pl->rec[r].flags & REC_DIR);

@@ -51,13 +51,18 @@
  * indirect blocks waiting for round 2 are parked); round 2 fills the
  * slots round 1 released.  evacuate.c does that part.
  *
+ * Directories are laid out by rules of their own (layout.c): one that
+ * did not change never moves, a grown one keeps its blocks in place, and
+ * what is new goes in one piece into the first free stretch long enough.
+ *
  * The data flow: mp_plan_build() -> planner_init() (records by block,
  * extents by start) -> plan_layout(): homes_and_order() (each record's
  * home group, the processing order, demand per group; directories in
  * a tree walk's order by walkorder.c) ->
- * build_geometry() (the slot space) -> assign_slots() (each record's
- * dest) -> fit_to_space() and emit_moves() (evacuate.c) ->
- * count_figures().
+ * build_geometry() (the slot space) -> assign_slots() (layout.c: each
+ * record's dest; once more with slots added below a region when a
+ * directory found no room) -> fit_to_space() and emit_moves()
+ * (evacuate.c) -> count_figures().
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -337,10 +342,7 @@ int same_run(const struct planner *pl, __u32 a, __u32 b)
 
 /* ---- homes, and the slot space ------------------------------------ */
 
-/*
- * Record classes, in a group's processing order: directory blocks bound
- * for the head zone, indirect blocks, directory blocks for the tail.
- */
+/* How many record classes (planner.h's CL_*) a group has. */
 #define NCLASS		3
 
 /* The --dirs modes that put some directory blocks in head zones. */

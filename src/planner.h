@@ -40,7 +40,7 @@ struct planner {
 	__u8			*fresh;		/* order index: laid out afresh */
 	enum e3mp_homing	homing;
 	/* layout.c */
-	__u32			*skip;		/* slot -> no free one below */
+	__u32			*skip;		/* slot -> none free before */
 	__u32			*extra;		/* group -> slots to add below */
 	__u32			*ext_next;	/* group -> last of those taken */
 	__u32			*pos;		/* record -> its order index */
