@@ -445,7 +445,10 @@ __u32 zone_extend(struct planner *pl, __u32 grp, blk64_t blk,
 	return n;
 }
 
-/* Per group, the slots to add below; per record, its order index. */
+/*
+ * Per group, the slots to add below; per record, its order index; how
+ * many directory blocks there are.
+ */
 errcode_t layout_init(struct planner *pl)
 {
 	__u32 i;
@@ -462,6 +465,8 @@ errcode_t layout_init(struct planner *pl)
 					   &pl->pos);
 	for (i = 0; !err && i < pl->norder; i++)
 		pl->pos[pl->order[i]] = i;
+	for (i = 0; i < pl->nrec; i++)
+		pl->ndir += !!(pl->rec[i].flags & REC_DIR);
 	return err;
 }
 

@@ -520,10 +520,14 @@ static errcode_t build_geometry(struct planner *pl, const __u32 *demand)
 	if (!err)
 		err = ext2fs_get_arrayzero(G + 1, sizeof(__u32),
 					   &p->base_first);
-	/* (the region's slots, and at most as many added below: layout.c) */
+	/*
+	 * (a slot per record at most, and below or after a region at most
+	 * one per directory block twice: its own block, one added for it;
+	 * layout.c)
+	 */
 	if (!err && pl->nrec)
-		err = ext2fs_get_array(3 * (size_t) pl->nrec, sizeof(*p->slot),
-				       &p->slot);
+		err = ext2fs_get_array(pl->nrec + 2 * (size_t) pl->ndir,
+				       sizeof(*p->slot), &p->slot);
 	if (err)
 		return err;
 	for (grp = 0; grp < G && p->slot; grp++) {

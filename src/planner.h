@@ -44,6 +44,7 @@ struct planner {
 	__u32			*extra;		/* group -> slots to add below */
 	__u32			*ext_next;	/* group -> last of those taken */
 	__u32			*pos;		/* record -> its order index */
+	__u32			ndir;		/* directory blocks recorded */
 	int			extended;	/* extra[] is in the geometry */
 };
 
