@@ -37,7 +37,6 @@
 #include "e3metapack.h"
 
 #define SCAN_CHUNK	8		/* libext2fs's inode scan buffer */
-#define PF_MAX_BYTES	(16U << 20)	/* prefetch.c's */
 #define COPY_BYTES	(8U << 20)	/* move.c's BATCH_BYTES */
 
 /* A batch's record: its first child and next sibling (NO_KID: none). */
@@ -226,7 +225,7 @@ static errcode_t batch_sweeps(struct tp *p, __u32 roots, __u32 cap)
 /* prefetch_read() for the batch of inodes @lo..@hi, then the walk. */
 static errcode_t read_batch(struct tp *p, __u32 lo, __u32 hi)
 {
-	__u32 cap = PF_MAX_BYTES / p->fs->blocksize, n = 0, roots, i;
+	__u32 cap = prefetch_blocks(p->fs), n = 0, roots, i;
 	errcode_t err;
 
 	err = batch_tree(p, lo, hi, &n, &roots);
