@@ -147,6 +147,9 @@ struct mp_set_ops {
 			int value);
 };
 
+blk64_t mp_undo_unit_first(blk64_t blk, __u32 unit, __u32 skew,
+			   __u32 *count);
+
 struct mp_toolio {
 	struct mp_disk		d;
 	const struct mp_set_ops	*ops;
@@ -171,6 +174,7 @@ void mp_toolio_init(struct mp_toolio *t, const struct mp_disk_params *p,
 		    blk64_t nblocks, unsigned int blocksize, __u32 unit,
 		    __u32 skew, const struct mp_set_ops *ops, void *priv);
 void mp_toolio_read(struct mp_toolio *t, blk64_t blk, __u64 count);
+void mp_toolio_read_unit(struct mp_toolio *t, blk64_t blk);
 void mp_toolio_write(struct mp_toolio *t, blk64_t blk, __u64 count);
 void mp_toolio_sync(struct mp_toolio *t);
 

@@ -53,14 +53,21 @@
  * the descriptors and the superblocks; left to itself it also syncs
  * twice (before and after the primary superblock), an order this tool
  * does not need inside a step.  io_channel_flush() then syncs once: the
- * undo file first, then the volume (io.c).
+ * undo file first, then the volume (io.c).  A step that changed neither
+ * the superblock, the descriptors nor a bitmap (the pointer switch)
+ * skips ext2fs_flush2(): it would write what the volume holds (bar the
+ * superblock's write time), a positioning at the volume's start each.
  */
 errcode_t write_barrier(struct e3mp *mp)
 {
-	errcode_t err = ext2fs_flush2(mp->fs, EXT2_FLAG_FLUSH_NO_SYNC);
+	ext2_filsys fs = mp->fs;
+	errcode_t err = 0;
 
+	if (fs->flags & (EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
+			 EXT2_FLAG_IB_DIRTY))
+		err = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);
 	if (!err)
-		err = io_channel_flush(mp->fs->io);
+		err = io_channel_flush(fs->io);
 	return io_checked(mp, err);
 }
 

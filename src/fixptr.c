@@ -68,20 +68,31 @@ static int fix_block(ext2_filsys fs EXT2FS_ATTR((unused)), blk64_t *blocknr,
  */
 static errcode_t journal_backup_fix(ext2_filsys fs)
 {
+	struct ext2_super_block *sb = fs->super;
 	struct ext2_inode inode;
+	__u32 copy[EXT2_N_BLOCKS + 2];
 	errcode_t err;
 
-	if (!ext2fs_has_feature_journal(fs->super))
+	if (!ext2fs_has_feature_journal(sb))
 		return 0;
-	if (fs->super->s_journal_dev && !fs->super->s_journal_inum)
+	if (sb->s_journal_dev && !sb->s_journal_inum)
 		return 0;
-	err = ext2fs_read_inode(fs, fs->super->s_journal_inum, &inode);
+	err = ext2fs_read_inode(fs, sb->s_journal_inum, &inode);
 	if (err)
 		return err;
-	memcpy(fs->super->s_jnl_blocks, inode.i_block, EXT2_N_BLOCKS * 4);
-	fs->super->s_jnl_blocks[15] = inode.i_size_high;
-	fs->super->s_jnl_blocks[16] = inode.i_size;
-	fs->super->s_jnl_backup_type = EXT3_JNL_BACKUP_BLOCKS;
+	memcpy(copy, inode.i_block, EXT2_N_BLOCKS * 4);
+	copy[15] = inode.i_size_high;
+	copy[16] = inode.i_size;
+	/*
+	 * Moves below the inode's own pointers leave the copy as it is:
+	 * then the superblock is not dirty, and the switch's barrier
+	 * does not write it (finish.c).
+	 */
+	if (!memcmp(sb->s_jnl_blocks, copy, sizeof(copy)) &&
+	    sb->s_jnl_backup_type == EXT3_JNL_BACKUP_BLOCKS)
+		return 0;
+	memcpy(sb->s_jnl_blocks, copy, sizeof(copy));
+	sb->s_jnl_backup_type = EXT3_JNL_BACKUP_BLOCKS;
 	ext2fs_mark_super_dirty(fs);
 	return 0;
 }

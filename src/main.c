@@ -39,6 +39,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <et/com_err.h>
 
@@ -462,6 +465,22 @@ static int run_partitions(const struct e3mp_options *opt, const char *dev,
 	return code;
 }
 
+/*
+ * glibc raises its mmap threshold to the size of any mapped chunk freed
+ * (up to 32 MiB), for good.  The scan frees its 16 MiB read-ahead cache
+ * (prefetch.c); from then on the plan's arrays, grown by realloc() while
+ * the copies are made, would come from the heap, copied at each growth
+ * and left fragmented: 256 GiB bench/scale volume, peak RSS 29.6 MiB
+ * against 24.2 MiB with the threshold fixed.  Fixing it at glibc's
+ * default start value keeps big arrays mapped, grown by mremap().
+ */
+static void malloc_tune(void)
+{
+#ifdef M_MMAP_THRESHOLD
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	struct e3mp_options opt;
@@ -471,6 +490,7 @@ int main(int argc, char **argv)
 	int nparts = 0, code;
 	errcode_t err;
 
+	malloc_tune();
 	add_error_table(&et_ext2_error_table);
 	add_error_table(&et_e3mp_error_table);
 	if (parse_args(argc, argv, &opt)) {

@@ -5,8 +5,9 @@
  * its order, from what the scan and the plan hold (no I/O):
  *
  *   open      superblock, descriptors, the journal inode's table block
- *             and the journal's block 0, each group's block and inode
- *             bitmaps (ext2fs_read_bitmaps()), the root inode's block;
+ *             and the journal's block 0, each group's block bitmap
+ *             (with its undo unit: bitmapio.c) and inode bitmap
+ *             (ext2fs_read_bitmaps()), the root inode's block;
  *   scan      the inode tables in the inode scan's 8-block reads; each
  *             batch's indirect blocks (scan.c's batches of inodes in
  *             use, as it noted them; prefetch.c: in sweeps up the
@@ -110,8 +111,8 @@ static void read_open(struct tp *p)
 	for (g = 0; g < fs->group_desc_count; g++) {
 		if (!(csum && ext2fs_bg_flags_test(fs, g,
 						   EXT2_BG_BLOCK_UNINIT)))
-			mp_toolio_read(&p->t, ext2fs_block_bitmap_loc(fs, g),
-				       1);
+			mp_toolio_read_unit(&p->t,
+					    ext2fs_block_bitmap_loc(fs, g));
 		if (!(csum && ext2fs_bg_flags_test(fs, g,
 						   EXT2_BG_INODE_UNINIT)))
 			mp_toolio_read(&p->t, ext2fs_inode_bitmap_loc(fs, g),
@@ -319,16 +320,21 @@ static void bitmaps_touch(struct tp *p, const struct mp_move *mv, __u32 n,
 }
 
 /*
- * write_barrier(): ext2fs_flush2(), then a sync.  Of the block bitmaps
- * ext2fs_write_bitmaps() writes, only the changed ones reach the volume
- * (bitmapio.c).
+ * write_barrier(): ext2fs_flush2(), then a sync; after the pointer
+ * switch (!@flush), which changes neither bitmaps nor counts, the sync
+ * alone.  Of the block bitmaps ext2fs_write_bitmaps() writes, only the
+ * changed ones reach the volume (bitmapio.c).
  */
-static void barrier(struct tp *p, int bitmaps)
+static void barrier(struct tp *p, int bitmaps, int flush)
 {
 	ext2_filsys fs = p->fs;
 	blk64_t super, old_desc, new_desc;
 	dgrp_t g;
 
+	if (!flush) {
+		mp_toolio_sync(&p->t);
+		return;
+	}
 	for (g = 0; bitmaps && g < fs->group_desc_count; g++)
 		if (p->dirty[g]) {
 			mp_toolio_write(&p->t, ext2fs_block_bitmap_loc(fs, g),
@@ -410,11 +416,27 @@ static int cmp_ptr(const void *a, const void *b)
 }
 
 /*
+ * A pointer write that changes the superblock's copy of the journal
+ * inode's block map (fixptr.c's journal_backup_fix()): one in the inode.
+ */
+static int journal_backup_changes(ext2_filsys fs,
+				  const struct mp_ptr_write *pw)
+{
+	struct ext2_super_block *sb = fs->super;
+
+	if (!ext2fs_has_feature_journal(sb) || !sb->s_journal_inum ||
+	    pw->ino != sb->s_journal_inum)
+		return 0;
+	return pw->in_inode || sb->s_jnl_backup_type != EXT3_JNL_BACKUP_BLOCKS;
+}
+
+/*
  * pointers_rewrite(): inode by inode, the blocks holding moved pointers
  * (read first: the page cache has them, from the scan or the copies),
- * the inode's table block last.
+ * the inode's table block last; *@super: whether the superblock
+ * changed with them.
  */
-static errcode_t write_pointers(struct tp *p, int round)
+static errcode_t write_pointers(struct tp *p, int round, int *super)
 {
 	struct mp_ptr_write *pw;
 	__u32 n, i;
@@ -424,9 +446,11 @@ static errcode_t write_pointers(struct tp *p, int round)
 	if (err)
 		return err;
 	mp_sort(pw, n, sizeof(*pw), cmp_ptr);
+	*super = 0;
 	for (i = 0; i < n; i++) {
 		mp_toolio_read(&p->t, pw[i].blk, 1);
 		mp_toolio_write(&p->t, pw[i].blk, 1);
+		*super |= journal_backup_changes(p->fs, &pw[i]);
 	}
 	ext2fs_free_mem(&pw);
 	return 0;
@@ -437,10 +461,10 @@ static errcode_t write_order(struct tp *p)
 {
 	const struct mp_plan *pl = &p->mp->plan;
 	errcode_t err = 0;
-	int r;
+	int r, super;
 
 	mp_toolio_write(&p->t, super_blk(p->fs), 1);
-	barrier(p, 0);
+	barrier(p, 0, 1);
 	for (r = 0; r < 2 && !err; r++) {
 		if (!pl->nmv[r])
 			continue;
@@ -448,18 +472,18 @@ static errcode_t write_order(struct tp *p)
 		if (err)
 			break;
 		bitmaps_touch(p, pl->mv[r], pl->nmv[r], 1);
-		barrier(p, 1);
-		err = write_pointers(p, r);
+		barrier(p, 1, 1);
+		err = write_pointers(p, r, &super);
 		if (err)
 			break;
-		barrier(p, 0);
+		barrier(p, 0, super);
 		bitmaps_touch(p, pl->mv[r], pl->nmv[r], 0);
 		/* round 1's release goes out with round 2's first barrier */
 		if (r || !pl->nmv[1])
-			barrier(p, 1);
+			barrier(p, 1, 1);
 	}
 	if (!err)
-		barrier(p, 0);
+		barrier(p, 0, 1);
 	return err;
 }
 

@@ -53,18 +53,45 @@ void mp_toolio_read(struct mp_toolio *t, blk64_t blk, __u64 count)
 	}
 }
 
+/*
+ * The undo unit holding @blk (@unit blocks, starting where the partition
+ * offset puts them: @skew is that offset % @unit): its first block, and
+ * in *@count its length (the volume's first unit may start before
+ * block 0, and is cut there).
+ */
+blk64_t mp_undo_unit_first(blk64_t blk, __u32 unit, __u32 skew,
+			   __u32 *count)
+{
+	blk64_t first = (blk + skew) / unit * unit;
+
+	*count = unit;
+	if (first >= skew)
+		return first - skew;
+	*count = unit - skew;
+	return 0;
+}
+
 /* Before a write into it: the undo manager reads the unit holding @blk. */
 static void unit_save(struct mp_toolio *t, blk64_t blk)
 {
-	/* (units start where the partition offset puts them) */
-	blk64_t first = (blk + t->skew) / t->unit * t->unit;
-	blk64_t end = first + t->unit - t->skew, dummy;
+	__u32 count;
+	blk64_t first = mp_undo_unit_first(blk, t->unit, t->skew, &count);
+	blk64_t dummy;
 
-	first = first >= t->skew ? first - t->skew : 0;
 	if (t->ops->find(t->priv, MP_S_SAVED, 1, first, first, &dummy))
 		return;
 	t->ops->mark(t->priv, MP_S_SAVED, first, 1, 1);
-	mp_toolio_read(t, first, end - first);
+	mp_toolio_read(t, first, count);
+}
+
+/* A read of the whole undo unit holding @blk (bitmapio.c's bitmap reads). */
+void mp_toolio_read_unit(struct mp_toolio *t, blk64_t blk)
+{
+	__u32 count = 1;
+	blk64_t first = t->unit > 1 ?
+		mp_undo_unit_first(blk, t->unit, t->skew, &count) : blk;
+
+	mp_toolio_read(t, first, count);
 }
 
 /* A write: saved first if need be, then dirty in the page cache. */

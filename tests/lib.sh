@@ -383,6 +383,14 @@ same_content() {
 	rm -f "$now" "$now.diff"
 }
 
+# undo_restores UNDO IMG ORIG: e2undo with UNDO on IMG gives back ORIG,
+# byte for byte.
+undo_restores() {
+	e2undo "$1" "$2" >"$RUN_DIR/e2undo.log" 2>&1 ||
+		{ cat "$RUN_DIR/e2undo.log" >&2; fail "e2undo failed"; }
+	cmp -s "$3" "$2" || fail "e2undo did not give back the original"
+}
+
 # rdump_sums IMG OUT: sha256 of every regular file as debugfs (a reader
 # independent of the manifest helper) extracts it: "debugfs rdump" of
 # every top-level entry, except for a top-level directory named "huge",

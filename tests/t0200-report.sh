@@ -308,15 +308,16 @@ report_case() {
 		'.predicted.before_ms.total < $ref[0].predicted.before_ms.total' \
 		"$RUN_OUT" >/dev/null || fail "--disk: a faster disk is no faster"
 
-	# without an undo file: the same scan, no undo reads
+	# without an undo file: no undo unit, so no undo reads (and the
+	# block bitmaps read alone, not with their units: bitmapio.c)
 	run_tool -n --json -z none "$img"
 	expect_exit "$(json_int exit_code "$RUN_DIR/report.json")"
 	jq -e --slurpfile ref "$RUN_DIR/report.json" \
 		'.predicted.tool_ms as $t | $ref[0].predicted.tool_ms as $u |
 		if $u == null then $t == null else $t.undo_unit == 0 and
-		$u.undo_unit > 0 and $t.scan == $u.scan and
+		$u.undo_unit > 0 and $t.read < $u.read and
 		$t.reads <= $u.reads end' "$RUN_OUT" >/dev/null ||
-		fail "-z none: tool_ms not the same scan without undo reads"
+		fail "-z none: tool_ms not less reading without undo reads"
 
 	check "the same dry run again gives the same report"
 	# (documented fields only; the tool may add others, timings)
