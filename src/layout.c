@@ -495,15 +495,10 @@ void layout_reset(struct planner *pl)
 	struct mp_plan *p = pl->p;
 	__u32 i;
 
-	ext2fs_free_mem(&p->slot);
-	ext2fs_free_mem(&p->mc_first);
-	ext2fs_free_mem(&p->tail_first);
-	ext2fs_free_mem(&p->fill_first);
-	ext2fs_free_mem(&p->base_first);
+	mp_slots_free(p);
 	ext2fs_free_mem(&pl->owner);
 	ext2fs_free_mem(&pl->skip);
 	ext2fs_free_mem(&pl->fresh);
-	p->nslot = 0;
 	p->mc_groups = 0;
 	for (i = 0; i < pl->nrec; i++)
 		pl->rec[i].dest = 0;

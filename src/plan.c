@@ -105,16 +105,23 @@ errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
 	return err;
 }
 
-void mp_plan_free(struct mp_plan *p)
+/* The slot space (layout.c builds it; layout_reset() drops it too). */
+void mp_slots_free(struct mp_plan *p)
 {
 	ext2fs_free_mem(&p->slot);
 	ext2fs_free_mem(&p->mc_first);
 	ext2fs_free_mem(&p->tail_first);
 	ext2fs_free_mem(&p->fill_first);
 	ext2fs_free_mem(&p->base_first);
+	p->nslot = 0;
+}
+
+void mp_plan_free(struct mp_plan *p)
+{
+	mp_slots_free(p);
 	ext2fs_free_mem(&p->mv[0]);
 	ext2fs_free_mem(&p->mv[1]);
-	p->nslot = p->nmv[0] = p->nmv[1] = 0;
+	p->nmv[0] = p->nmv[1] = 0;
 }
 
 /*

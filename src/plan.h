@@ -205,6 +205,22 @@ struct mp_key {
 void mp_heap_push(struct mp_key *heap, __u32 *n, struct mp_key k);
 struct mp_key mp_heap_pop(struct mp_key *heap, __u32 *n);
 
+/*
+ * keyheap.c: the blocks wanted by a reader that sweeps up the disk
+ * (prefetch.c, and predtool.c's model of it): those ahead of the sweep
+ * under way in a heap, those behind kept for the next sweep.
+ */
+struct mp_sweep {
+	struct mp_key	*ahead;		/* this sweep's: a heap by block */
+	__u32		nahead, ahead_alloc;
+	struct mp_key	*behind;	/* the next sweep's */
+	__u32		nbehind, behind_alloc;
+};
+errcode_t mp_sweep_want(struct mp_sweep *q, struct mp_key k, int swept,
+			blk64_t pos);
+errcode_t mp_sweep_next(struct mp_sweep *q);
+void mp_sweep_free(struct mp_sweep *q);
+
 /* qsort() comparator of block numbers. */
 static inline int mp_cmp_blk(const void *a, const void *b)
 {
@@ -250,6 +266,7 @@ errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
 			__u32 nrec, struct data_ext *ext, __u32 next,
 			const struct mp_space_ops *ops, void *priv);
 void mp_plan_free(struct mp_plan *p);
+void mp_slots_free(struct mp_plan *p);
 
 /* estimate.c: e2fsck pass 1's indirect-block reads, before or after. */
 errcode_t mp_estimate(const struct mp_geom *g, const struct ind_rec *rec,

@@ -53,9 +53,9 @@ struct tp {
 	ext2fs_generic_bitmap	set[MP_S_COUNT];
 	struct mp_toolio	t;
 	struct pf_tree		*tree;		/* a batch's records' links */
-	struct mp_key		*ahead, *behind; /* prefetch.c's sweeps */
+	struct mp_sweep		q;		/* prefetch.c's sweeps */
 	__u8			*dirty;		/* per group: bitmap changed */
-	__u32			tree_alloc, ahead_alloc, behind_alloc;
+	__u32			tree_alloc;
 	__u32			rec;		/* next record to batch */
 	__u32			cut;		/* next of mp->cut to reach */
 };
@@ -157,23 +157,11 @@ static errcode_t batch_tree(struct tp *p, __u32 lo, __u32 hi, __u32 *n,
 }
 
 /* Want record @i's block in this sweep if it lies past @pos, else next. */
-static errcode_t sweep_want(struct tp *p, __u32 i, blk64_t pos, int swept,
-			    __u32 *nahead, __u32 *nbehind)
+static errcode_t sweep_want(struct tp *p, __u32 i, int swept, blk64_t pos)
 {
 	struct mp_key k = { p->mp->rec[p->rec + i].blk, i };
-	errcode_t err;
 
-	if (swept && k.blk <= pos) {
-		err = mp_grow(&p->behind, &p->behind_alloc, *nbehind,
-			      sizeof(k));
-		if (!err)
-			p->behind[(*nbehind)++] = k;
-		return err;
-	}
-	err = mp_grow(&p->ahead, &p->ahead_alloc, *nahead, sizeof(k));
-	if (!err)
-		mp_heap_push(p->ahead, nahead, k);
-	return err;
+	return mp_sweep_want(&p->q, k, swept, pos);
 }
 
 /*
@@ -184,17 +172,19 @@ static errcode_t sweep_want(struct tp *p, __u32 i, blk64_t pos, int swept,
  */
 static errcode_t batch_sweeps(struct tp *p, __u32 roots, __u32 cap)
 {
-	__u32 nahead = 0, nbehind = 0, done = 0, i;
+	struct mp_sweep *q = &p->q;
+	__u32 done = 0, i;
 	blk64_t pos = 0;
 	int swept;
 	errcode_t err = 0;
 
+	q->nahead = q->nbehind = 0;
 	for (i = roots; i != NO_KID && !err; i = p->tree[i].sib)
-		if (nahead < cap)
-			err = sweep_want(p, i, 0, 0, &nahead, &nbehind);
-	while (nahead && !err) {
-		for (swept = 0; nahead && !err; swept = 1) {
-			struct mp_key k = mp_heap_pop(p->ahead, &nahead);
+		if (q->nahead < cap)
+			err = sweep_want(p, i, 0, 0);
+	while (q->nahead && !err) {
+		for (swept = 0; q->nahead && !err; swept = 1) {
+			struct mp_key k = mp_heap_pop(q->ahead, &q->nahead);
 
 			if (swept && k.blk <= pos)
 				continue;	/* wanted twice */
@@ -203,22 +193,16 @@ static errcode_t batch_sweeps(struct tp *p, __u32 roots, __u32 cap)
 			done++;
 			/* (a run ending in a DIND: one block more) */
 			if (p->mp->rec[p->rec + k.val].level == 2 &&
-			    !(nahead && p->ahead[0].blk == pos + 1) &&
-			    done + nahead + nbehind < cap)
+			    !(q->nahead && q->ahead[0].blk == pos + 1) &&
+			    done + q->nahead + q->nbehind < cap)
 				mp_toolio_read(&p->t, ++pos, 1), done++;
 			for (i = p->tree[k.val].kid; i != NO_KID && !err;
 			     i = p->tree[i].sib)
-				if (done + nahead + nbehind < cap)
-					err = sweep_want(p, i, pos, 1, &nahead,
-							 &nbehind);
+				if (done + q->nahead + q->nbehind < cap)
+					err = sweep_want(p, i, 1, pos);
 		}
-		while (nbehind && !err) {
-			err = mp_grow(&p->ahead, &p->ahead_alloc, nahead,
-				      sizeof(*p->ahead));
-			if (!err)
-				mp_heap_push(p->ahead, &nahead,
-					     p->behind[--nbehind]);
-		}
+		if (!err)
+			err = mp_sweep_next(q);
 	}
 	return err;
 }
@@ -562,8 +546,7 @@ errcode_t predict_tool(struct e3mp *mp)
 		if (p.set[i])
 			ext2fs_free_generic_bmap(p.set[i]);
 	ext2fs_free_mem(&p.tree);
-	ext2fs_free_mem(&p.ahead);
-	ext2fs_free_mem(&p.behind);
+	mp_sweep_free(&p.q);
 	ext2fs_free_mem(&p.dirty);
 	return err;
 }

@@ -44,10 +44,7 @@ struct pf_slot {
 };
 
 struct prefetch {
-	struct mp_key	*ahead;		/* this sweep's: a heap by block */
-	__u32		nahead, ahead_alloc;
-	struct mp_key	*behind;	/* the next sweep's */
-	__u32		nbehind, behind_alloc;
+	struct mp_sweep	q;		/* the blocks wanted */
 	struct pf_slot	*byblk;		/* cached blocks, by number */
 	char		*data;		/* their contents, cap blocks */
 	__u32		n, cap;
@@ -65,24 +62,13 @@ static errcode_t want_add(struct prefetch *pf, ext2_filsys fs, blk64_t blk,
 			  int depth)
 {
 	struct mp_key w = { blk, depth };	/* the deeper one first */
-	errcode_t err;
 
 	if (!blk || blk < fs->super->s_first_data_block ||
 	    blk >= ext2fs_blocks_count(fs->super))
 		return 0;
-	if (pf->nahead + pf->nbehind >= pf->cap - pf->n)
+	if (pf->q.nahead + pf->q.nbehind >= pf->cap - pf->n)
 		return 0;
-	if (pf->n > pf->sorted && blk <= pf->pos) {
-		err = mp_grow(&pf->behind, &pf->behind_alloc, pf->nbehind,
-			      sizeof(w));
-		if (!err)
-			pf->behind[pf->nbehind++] = w;
-		return err;
-	}
-	err = mp_grow(&pf->ahead, &pf->ahead_alloc, pf->nahead, sizeof(w));
-	if (!err)
-		mp_heap_push(pf->ahead, &pf->nahead, w);
-	return err;
+	return mp_sweep_want(&pf->q, w, pf->n > pf->sorted, pf->pos);
 }
 
 static int cmp_slot(const void *ctx, __u32 i, blk64_t key)
@@ -114,7 +100,7 @@ static __u32 run_extra(const struct prefetch *pf, ext2_filsys fs,
 	const struct pf_slot *last = &pf->byblk[pf->n + len - 1];
 
 	return last->depth == 2 &&
-	       pf->n + len + pf->nahead + pf->nbehind < pf->cap &&
+	       pf->n + len + pf->q.nahead + pf->q.nbehind < pf->cap &&
 	       last->blk + 1 < ext2fs_blocks_count(fs->super) &&
 	       !cached(pf, last->blk + 1);
 }
@@ -129,17 +115,18 @@ static __u32 run_take(struct prefetch *pf)
 	int swept = pf->n > pf->sorted;	/* pf->pos is this sweep's */
 	__u32 len = 0;
 
-	while (pf->nahead && pf->n + len < pf->cap) {
+	while (pf->q.nahead && pf->n + len < pf->cap) {
 		struct pf_slot *s = &pf->byblk[pf->n + len];
-		blk64_t blk = pf->ahead[0].blk, last = len ? s[-1].blk : pf->pos;
+		blk64_t blk = pf->q.ahead[0].blk;
+		blk64_t last = len ? s[-1].blk : pf->pos;
 
 		if ((len || swept) && blk <= last) {
-			mp_heap_pop(pf->ahead, &pf->nahead);	/* twice */
+			mp_heap_pop(pf->q.ahead, &pf->q.nahead); /* twice */
 			continue;
 		}
 		if (len && (blk != last + 1 || cached(pf, blk)))
 			break;
-		s->depth = mp_heap_pop(pf->ahead, &pf->nahead).val;
+		s->depth = mp_heap_pop(pf->q.ahead, &pf->q.nahead).val;
 		if (cached(pf, blk))
 			continue;
 		s->blk = blk;
@@ -233,7 +220,7 @@ errcode_t prefetch_begin(struct e3mp *mp)
 		if (err)
 			return err;
 	}
-	pf->n = pf->sorted = pf->nahead = pf->nbehind = 0;
+	pf->n = pf->sorted = pf->q.nahead = pf->q.nbehind = 0;
 	return 0;
 }
 
@@ -268,18 +255,13 @@ errcode_t prefetch_read(struct e3mp *mp)
 	errcode_t err = 0;
 	__u32 len;
 
-	while (pf->nahead && !err) {
+	while (pf->q.nahead && !err) {
 		while (!err && (len = run_take(pf)) > 0)
 			err = run_read(pf, mp->fs, len);
 		mp_sort(pf->byblk, pf->n, sizeof(*pf->byblk), cmp_byblk);
 		pf->sorted = pf->n;
-		while (pf->nbehind && !err) {
-			err = mp_grow(&pf->ahead, &pf->ahead_alloc,
-				      pf->nahead, sizeof(*pf->ahead));
-			if (!err)
-				mp_heap_push(pf->ahead, &pf->nahead,
-					     pf->behind[--pf->nbehind]);
-		}
+		if (!err)
+			err = mp_sweep_next(&pf->q);
 	}
 	return err;
 }
@@ -310,8 +292,8 @@ int prefetch_lookup(struct e3mp *mp, blk64_t blk, int count, void *buf)
 void prefetch_drop(struct e3mp *mp)
 {
 	if (mp && mp->pf)
-		mp->pf->n = mp->pf->sorted = mp->pf->nahead =
-			mp->pf->nbehind = 0;
+		mp->pf->n = mp->pf->sorted = mp->pf->q.nahead =
+			mp->pf->q.nbehind = 0;
 }
 
 void prefetch_free(struct e3mp *mp)
@@ -320,8 +302,7 @@ void prefetch_free(struct e3mp *mp)
 
 	if (!pf)
 		return;
-	ext2fs_free_mem(&pf->ahead);
-	ext2fs_free_mem(&pf->behind);
+	mp_sweep_free(&pf->q);
 	ext2fs_free_mem(&pf->byblk);
 	ext2fs_free_mem(&pf->data);
 	ext2fs_free_mem(&mp->pf);
