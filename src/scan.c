@@ -560,9 +560,14 @@ static errcode_t scan_group_done(ext2_filsys fs,
  * groups: on a volume the kernel has aged, a group's files have their
  * indirect blocks all over the disk, and one sweep for many groups'
  * inodes spares a sweep per group (e2fsck's pass 1 flushes its batch at
- * each group's end, and pays those sweeps).
+ * each group's end, and pays those sweeps).  So the cache, not the
+ * count, should end a batch: with 2048 inodes, the bench's directory-
+ * heavy image (43 000 small files, 2662 indirect blocks) took 21 sweeps
+ * across the whole disk, 6.0 s on the model disk against 2.5 s for its
+ * whole scan in 3 batches.  The inodes are kept whole: 16384 of them
+ * are 2.7 MiB, beside the cache's 16 MiB.
  */
-#define SCAN_BATCH	2048
+#define SCAN_BATCH	16384
 
 struct scan_batch {
 	struct ext2_inode_large	inode[SCAN_BATCH];
