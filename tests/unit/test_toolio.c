@@ -162,6 +162,39 @@ static int case_undo_skew(void)
 	return 0;
 }
 
+static int case_unit_bounds(void)
+{
+	__u32 n;
+	blk64_t f;
+
+	f = mp_undo_unit_first(13, 8, 0, &n);
+	EXPECT(f == 8 && n == 8, "13 in 8-block units: %llu+%u",
+	       ULL(f), n);
+	f = mp_undo_unit_first(13, 8, 3, &n);
+	EXPECT(f == 13 && n == 8, "13, offset 3: %llu+%u", ULL(f), n);
+	f = mp_undo_unit_first(4, 8, 3, &n);
+	EXPECT(f == 0 && n == 5, "4, offset 3: %llu+%u", ULL(f), n);
+	f = mp_undo_unit_first(5, 8, 3, &n);
+	EXPECT(f == 5 && n == 8, "5, offset 3: %llu+%u", ULL(f), n);
+	return 0;
+}
+
+static int case_read_unit(void)
+{
+	start(NBLK, 8, 0);
+	mp_toolio_read_unit(&t, 13);	/* 8..15 */
+	mp_toolio_write(&t, 14, 1);	/* its save: all in the cache */
+	mp_toolio_sync(&t);
+	mp_disk_read(&want, 8, 8);
+	mp_disk_read(&want, 14, 1);
+	TRY(same());
+	start(NBLK, 0, 0);
+	mp_toolio_read_unit(&t, 13);	/* no undo file: the block alone */
+	mp_disk_read(&want, 13, 1);
+	TRY(same());
+	return 0;
+}
+
 static int case_no_undo(void)
 {
 	start(NBLK, 0, 0);
@@ -185,6 +218,10 @@ int main(void)
 	    case_undo_unit);
 	run("undo: units follow the partition offset, clipped at the end",
 	    case_undo_skew);
+	run("undo: the unit holding a block, cut at block 0",
+	    case_unit_bounds);
+	run("undo: a unit read whole spares its save a read",
+	    case_read_unit);
 	run("no undo file: a write reads nothing", case_no_undo);
 	return unit_done();
 }
