@@ -49,8 +49,7 @@ struct bmio {
 	blk64_t		*blk;		/* ascending */
 	char		*now;		/* one block: what the volume holds */
 	__u32		unit, skew;	/* undo unit (blocks), its offset */
-	blk64_t		nblocks;	/* of the volume */
-	char		*ubuf;		/* one unit */
+	char		*ubuf;		/* one unit, if over a block */
 };
 
 /* One run at a time, as io.c's. */
@@ -107,12 +106,13 @@ static int unchanged(io_channel ch, unsigned long long blk, int count,
 static errcode_t unit_read(io_channel ch, unsigned long long blk, void *buf)
 {
 	struct bmio *b = B(ch);
+	blk64_t end = ext2fs_blocks_count(bst.mp->fs->super);
 	__u32 count;
 	blk64_t first = mp_undo_unit_first(blk, b->unit, b->skew, &count);
 	errcode_t err;
 
-	if (first + count > b->nblocks)
-		count = b->nblocks - first;
+	if (first + count > end)
+		count = end - first;
 	err = io_channel_read_blk64(b->inner, first, count, b->ubuf);
 	if (!err)
 		memcpy(buf, b->ubuf + (size_t) (blk - first) * b->bs, b->bs);
@@ -293,21 +293,16 @@ io_manager bitmap_layer(struct e3mp *mp, io_manager inner)
 
 /*
  * The undo unit the run will save in, in blocks, and where units start
- * (finish.c sets it before the first write; as predtool.c's
- * undo_geometry()).  A unit no bigger than a block: 0, none to read.
+ * (finish.c sets it before the first write).  A unit no bigger than a
+ * block: none to read.
  */
 static errcode_t unit_setup(struct e3mp *mp, struct bmio *b)
 {
-	ext2_filsys fs = mp->fs;
-	__u64 off = mp->part ? mp->part->offset / fs->blocksize : 0;
-	__u32 unit = mp->undo_path ? undo_unit_size(mp) / fs->blocksize : 0;
-
-	if (unit < 2)
+	undo_unit_blocks(mp, mp->undo_path ? undo_unit_size(mp) : 0,
+			 &b->unit, &b->skew);
+	if (b->unit < 2)
 		return 0;
-	b->unit = unit;
-	b->skew = off % unit;
-	b->nblocks = ext2fs_blocks_count(fs->super);
-	return ext2fs_get_array(unit, fs->blocksize, &b->ubuf);
+	return ext2fs_get_array(b->unit, mp->fs->blocksize, &b->ubuf);
 }
 
 /*

@@ -247,6 +247,8 @@ errcode_t io_checked(struct e3mp *mp, errcode_t err);
 /* undo.c */
 errcode_t undo_setup(struct e3mp *mp, io_manager *io);
 __u32 undo_unit_size(const struct e3mp *mp);
+void undo_unit_blocks(const struct e3mp *mp, __u32 bytes, __u32 *unit,
+		      __u32 *skew);
 errcode_t undo_space_check(struct e3mp *mp);
 errcode_t undo_replayable(const struct e3mp *mp, const char **why);
 void undo_discard_unused(struct e3mp *mp);

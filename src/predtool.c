@@ -493,17 +493,6 @@ static errcode_t sets_alloc(struct tp *p)
 	return err;
 }
 
-/* The undo unit in blocks (0: no undo file), and where units start. */
-static void undo_geometry(const struct e3mp *mp, __u32 *unit, __u32 *skew)
-{
-	__u64 off = mp->part ? mp->part->offset / mp->fs->blocksize : 0;
-
-	*unit = mp->undo_unit ? mp->undo_unit / mp->fs->blocksize : 0;
-	if (mp->undo_unit && !*unit)
-		*unit = 1;
-	*skew = *unit ? off % *unit : 0;
-}
-
 /*
  * The run's requests through the model disk: mp->tool.  Not predicted
  * (valid 0) when nothing moves.
@@ -518,7 +507,7 @@ errcode_t predict_tool(struct e3mp *mp)
 	memset(&mp->tool, 0, sizeof(mp->tool));
 	if (!(mp->plan.nmv[0] + mp->plan.nmv[1]))
 		return 0;
-	undo_geometry(mp, &unit, &skew);
+	undo_unit_blocks(mp, mp->undo_unit, &unit, &skew);
 	err = ext2fs_get_arrayzero(mp->fs->group_desc_count, 1, &p.dirty);
 	if (!err)
 		err = sets_alloc(&p);

@@ -184,6 +184,22 @@ __u32 undo_unit_size(const struct e3mp *mp)
 	return UNDO_UNIT;
 }
 
+/*
+ * An undo unit of @bytes (0: no undo file) in the volume's blocks, at
+ * least 1, and where units start: the partition offset, in blocks,
+ * modulo the unit (the undo manager aligns its units to the device).
+ */
+void undo_unit_blocks(const struct e3mp *mp, __u32 bytes, __u32 *unit,
+		      __u32 *skew)
+{
+	__u64 off = mp->part ? mp->part->offset / mp->fs->blocksize : 0;
+
+	*unit = bytes ? bytes / mp->fs->blocksize : 0;
+	if (bytes && !*unit)
+		*unit = 1;
+	*skew = *unit ? off % *unit : 0;
+}
+
 /* Whether a run would write an undo file (for -n: had it not been -n). */
 static int undo_wanted(const struct e3mp *mp)
 {
