@@ -383,12 +383,31 @@ same_content() {
 	rm -f "$now" "$now.diff"
 }
 
+# undo_replay UNDO IMG: e2undo with UNDO on IMG, which must succeed.
+undo_replay() {
+	if ! e2undo "$1" "$2" >"$RUN_DIR/e2undo.log" 2>&1; then
+		cat "$RUN_DIR/e2undo.log" >&2
+		fail "e2undo $1 $2 failed"
+	fi
+}
+
 # undo_restores UNDO IMG ORIG: e2undo with UNDO on IMG gives back ORIG,
 # byte for byte.
 undo_restores() {
-	e2undo "$1" "$2" >"$RUN_DIR/e2undo.log" 2>&1 ||
-		{ cat "$RUN_DIR/e2undo.log" >&2; fail "e2undo failed"; }
+	undo_replay "$1" "$2"
 	cmp -s "$3" "$2" || fail "e2undo did not give back the original"
+}
+
+# block_bitmaps IMG: "GROUP BLOCK UNINIT" for each group's block bitmap,
+# UNINIT 1 for a BLOCK_UNINIT group (whose bitmap libext2fs computes
+# instead of reading it).
+block_bitmaps() {
+	dumpe2fs "$1" 2>/dev/null | awk '
+		/^Group [0-9]+:/ { g = $2; sub(":", "", g); u = /BLOCK_UNINIT/ }
+		/Block bitmap at [0-9]+/ {
+			for (k = 1; k < NF; k++)
+				if ($k == "at") { b = $(k + 1); sub(",", "", b) }
+			print g, b, u + 0 }'
 }
 
 # rdump_sums IMG OUT: sha256 of every regular file as debugfs (a reader

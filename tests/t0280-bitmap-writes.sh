@@ -26,16 +26,6 @@ name=e4csum-2k-aged   BS=2048 FSTYPE=ext4noext-csum PROFILE=aged  SIZE=128M GPB=
 name=ext3-1k-dirs     BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M GPB=4096
 '
 
-# bitmap_blocks IMG: "GROUP BLOCK" for each group's block bitmap.
-bitmap_blocks() {
-	dumpe2fs "$1" 2>/dev/null | awk '
-		/^Group [0-9]+:/ { g = $2; sub(":", "", g) }
-		/Block bitmap at [0-9]+/ {
-			for (k = 1; k < NF; k++)
-				if ($k == "at") { b = $(k + 1); sub(",", "", b) }
-			print g, b }'
-}
-
 # touched_groups IMG OUT: the groups a planned move reads from or
 # writes into, one per line, from the dry run's `-d 1` lines ("round R:
 # KIND ino I level L: FROM -> TO").
@@ -63,7 +53,7 @@ bitmap_case() {
 	mkimg "$img"
 	make_manifest "$img" "$RUN_DIR/man"
 	cp "$img" "$orig"
-	bitmap_blocks "$img" >"$RUN_DIR/bitmaps"
+	block_bitmaps "$img" >"$RUN_DIR/bitmaps"
 	groups=$(wc -l <"$RUN_DIR/bitmaps")
 	touched_groups "$img" "$RUN_DIR/touched"
 	moved=$(wc -l <"$RUN_DIR/touched")
@@ -94,7 +84,7 @@ bitmap_case() {
 	[ "$most" -le 3 ] || fail "a block bitmap written $most times"
 
 	check "every bitmap that changed was written"
-	missed=$(while read -r g b; do
+	missed=$(while read -r g b _; do
 		cmp -s <(dd if="$orig" bs="$BS" skip="$b" count=1 2>/dev/null) \
 		       <(dd if="$img" bs="$BS" skip="$b" count=1 2>/dev/null) ||
 		grep -q "^$b " "$RUN_DIR/writes" || echo "$g"
