@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * blockorder.c --- dump block maps of an ext2/3/4 image for the benchmark
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """hddmodel.py --- replay a stream of block reads through a simple HDD model.
 
 The model (after C. Ruemmler and J. Wilkes, "An introduction to disk drive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * mkbig.c --- age a big ext2/ext3 volume without writing its data
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * onecpu.c --- LD_PRELOAD shim: make the process believe it has one CPU.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """readreport.py --- tables of bench/reads' results.
 
   readreport.py render RESDIR        print the tables (Markdown)

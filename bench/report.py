@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """report.py --- helpers of bench/run: sum an strace log, render the tables.
 
   report.py strace TRACE IMAGE [UNDO]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """workload.py --- deterministic file trees and aging for the benchmark.
 
   workload.py tree DIR --files N --seed S [--min B] [--max B]

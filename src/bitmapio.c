@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * bitmapio.c --- block-bitmap writes that would change nothing, dropped
  *

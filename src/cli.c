@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cli.c --- command line, in e2fsprogs' idiom
  */

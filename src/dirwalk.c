@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dirwalk.c --- the order in which a tree walk visits the directories
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * disk.c --- the model HDD of bench/hddmodel.py, in C
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * disk.h --- a model HDD, and e2fsck -fn's reads walked through it
  *

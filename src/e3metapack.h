@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * e3metapack.h --- shared state of the e3metapack pipeline
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * errclass.c --- the class of every e3mp error code, by code
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * errclass.h --- what each of e3metapack's own error codes means
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * estimate.c --- how e2fsck pass 1 reads the indirect blocks
  *

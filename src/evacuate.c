@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * evacuate.c --- empty the slots the layout assigned, and list the moves
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * finish.c --- the steps of the write order, and closing the volume
  *

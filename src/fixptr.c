@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fixptr.c --- point every file at the new copies of its blocks
  *

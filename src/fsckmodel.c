@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fsckmodel.c --- e2fsck -fn's reads, in e2fsck 1.47's order, through
  * the model disk

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * io.c --- the io manager e3metapack stacks under libext2fs
  *

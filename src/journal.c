@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * journal.c --- the internal journal must be one e2fsck finds clean
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * keyheap.c --- a binary min-heap of block numbers, and the sweeps on it
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * layout.c --- each record's slot: runs in place stay, the rest fill in
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * main.c --- e3metapack: pack indirect blocks into per-group metaclusters
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * move.c --- copy blocks to their destinations, in large sorted batches
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * open.c --- find the device, make sure it is safe to touch, open it
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * partition.c --- whole-disk images: find the filesystems inside
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * plan.c --- where every indirect block belongs, and what must move
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * plan.h --- the layout planner: pure logic, no I/O
  *

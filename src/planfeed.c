@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * planfeed.c --- feed the pure planner (plan.c) from the real volume
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * planner.h --- the planner's working state, shared by plan.c (homes and
  * the slot space), layout.c (each record's slot), walkorder.c and

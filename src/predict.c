@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * predict.c --- e2fsck -fn's time on the model disk, before and after
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * predtool.c --- the run's own time on the model disk
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * prefetch.c --- read a batch of inodes' indirect blocks ahead, in
  * sweeps up the disk

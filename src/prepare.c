@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * prepare.c --- everything before the first write, as one call
  *

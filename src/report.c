@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * report.c --- the layout report: text, or one JSON object (--json)
  *

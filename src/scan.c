@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * scan.c --- one pass over every inode, recording the indirect blocks
  *

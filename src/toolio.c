@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * toolio.c --- the tool's own requests walked through the model disk
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * undo.c --- the undo file, through libext2fs's undo_io_manager
  *

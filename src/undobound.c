@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * undobound.c --- how large the undo file of a run can grow
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * undofmt.h --- the undo file's on-disk layout, as e2undo reads it
  *

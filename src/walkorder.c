@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * walkorder.c --- the planner's side of the tree walk's order
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * writeback.c --- start writing the copies out while the next ones are made
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # kill-sweep.sh --- fault injection under strace, for t0400 and t0410  -*- sh -*-
 #
 # Sourced after lib.sh:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # lib.sh --- shared helpers for the e3metapack tests        -*- sh -*-
 #
 # Every tests/t*.sh starts with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * manifest.c --- print what a user can see of an ext2/3/4 image
  *

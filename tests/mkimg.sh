@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # mkimg.sh --- deterministic ext2/3/4 test images            -*- sh -*-
 #
 # Sourced by lib.sh; uses its helpers (fail, dbg_w, ...) and its scratch

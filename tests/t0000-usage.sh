@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0000-usage: options, usage text and exit codes; no volume is needed.
 #
 # Usage errors exit 16 with the usage text on stderr and nothing on

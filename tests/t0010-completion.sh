@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0010-completion: the bash completion file offers every option that
 # "e3metapack --help" lists, and nothing that it does not; option values
 # (--home, -z) complete to what the tool accepts.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0100-refuse: every safety refusal, on a real run (not -n): the exit
 # code, the exact one-line message, and an image left byte-identical.
 #

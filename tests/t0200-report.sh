@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0200-report: dry runs (-n, --json) on images of every block size and
 # flavour: the image stays byte-identical, the JSON report is one object
 # with the documented fields, and its counts agree with an independent

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0250-debug: -d 0x2 traces the copies, one line per batch, on stderr:
 # on a real run every planned move (-d 0x1 prints one line each) is
 # copied in exactly one batch line's blocks, each batch needing no more

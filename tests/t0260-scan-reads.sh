@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0260-scan-reads: the scan reads indirect blocks the way e2fsck's pass 1
 # should: a group's inodes at a time, their IND/DIND/TIND blocks in block
 # order, in sweeps up the disk, neighbours in one request

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0265-fsck-prediction: the report's prediction of e2fsck -fn's time on
 # the model disk agrees with a replay of e2fsck's own reads.  For each
 # image: e2fsck -fn runs with test_io logging every block it reads (Debian

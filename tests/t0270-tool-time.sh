@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0270-tool-time: the report's prediction of the run's own time on the
 # model disk (predicted.tool_ms) against what the bench measures: the
 # run's reads and writes of the volume, traced with strace and replayed

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0280-bitmap-writes: a run writes a group's block bitmap only when that
 # group's bitmap changes (src/bitmapio.c).  libext2fs writes every
 # group's block bitmap at each barrier that changed any; on volumes of

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0285-undo-units: what a run with an undo file reads and writes for
 # the undo manager's sake (src/bitmapio.c, src/finish.c).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0300-repack: real runs.  For each image: e3metapack repacks it (exit
 # 0), e2fsck -fn finds it clean, nothing a user can see changed (the
 # manifest helper and, independently, debugfs rdump), the indirect blocks

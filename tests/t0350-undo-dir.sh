@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0350-undo-dir: the default undo directory ($E2FSPROGS_UNDO_DIR, else
 # /var/lib/e2fsprogs) when -z is not given.  A missing one is created
 # (0755 whatever the umask; the undo file in it 0600), the tool says so

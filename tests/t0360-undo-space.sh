@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0360-undo-space: the undo file's size bound, the room it needs, and an
 # undo file that cannot be written mid-run.
 #

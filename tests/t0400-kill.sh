@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0400-kill: kill -9 at the K-th write to the image, for K spread over
 # the whole run.  A first, clean run under strace counts the N writes
 # (pwrite64 for blocks, write for superblock fields; see kill-sweep.sh);

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0410-eio: an I/O error (EIO) on the K-th write to the image, and on
 # the K-th read of it, for K spread over the whole run.  A clean run under
 # strace counts the writes (pwrite64, and write for superblock fields)

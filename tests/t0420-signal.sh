@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0420-signal: SIGINT/SIGTERM stop the run at a safe point.  strace
 # delivers the signal at a chosen system call on the image:
 #   - during the scan (a read): exit 32, "nothing was written", the image

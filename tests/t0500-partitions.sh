@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0500-partitions: whole-disk images.  An MBR and a GPT image, each with
 # two ext3 partitions and a swap partition: a dry run reports one JSON
 # line per partition; a real run repacks both ext3 partitions (each

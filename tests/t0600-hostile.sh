@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0600-hostile: corrupted and hostile images.  A real run (not -n) of
 # the tool on an image with bad block pointers, shared or looping
 # indirect blocks, or flipped bytes in the superblock, the group

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t0700-lock: one run per volume at a time, and an undo file that is not
 # the volume.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fuzz_scan.c --- libFuzzer target: open + check + scan + plan on
  * corrupted images

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # cache.sh --- a Debian kernel and a busybox initramfs for the kernel tests
 #                                                             -*- sh -*-
 # Sourced by t-kernel.sh and prepare.sh (bash).  The caller defines

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # common.sh --- host side of the kernel tests (t-kernel.sh, t-loop.sh)
 #                                                             -*- sh -*-
 # Sourced after tests/lib.sh.  A test

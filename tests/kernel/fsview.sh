@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # fsview.sh WHAT ROOT --- what the kernel shows of a mounted volume
 #
 # Run under the test kernel (busybox) and on the host (coreutils or

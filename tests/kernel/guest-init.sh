@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
 # guest-init.sh --- /init of the kernel tests' initramfs
 #
 # Loads the virtio modules listed in /lib/modules/order, then runs

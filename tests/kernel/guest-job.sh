@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # guest-job.sh --- what one boot does (copied to /job/run.sh)
 #
 # Reads /job/job.conf, one volume a line:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # prepare.sh --- get what the kernel tests need, before they run
 #
 #   tests/kernel/prepare.sh [--no-install]

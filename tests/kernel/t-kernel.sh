@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t-kernel: a real Linux kernel reads and writes volumes e3metapack packed.
 #
 # Boots Debian's cloud kernel (linux-image-cloud-amd64, resolved at run

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # t-loop: the host's own kernel reads and writes volumes e3metapack
 # packed, through loop mounts: the fast path of t-kernel.sh, with the
 # same images, workload and checks (see common.sh), no qemu.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # workload-dirs.sh --- the write pass on a directory-heavy volume (mkimg
 # PROFILE=dirs) packed with --dirs=pack; sourced by workload.sh, in the
 # volume's root, with die and BS set.

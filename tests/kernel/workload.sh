@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # workload.sh ROOT BS --- the write pass, on a volume made by mkimg
 # (PROFILE=mixed) and packed by e3metapack (PROFILE=dirs: see
 # workload-dirs.sh)

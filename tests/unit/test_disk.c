@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_disk.c --- unit tests of the model disk (src/disk.c) and of the
  * walk of e2fsck -fn's reads through it (src/fsckmodel.c)

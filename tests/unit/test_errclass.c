@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_errclass.c --- every e3mp error code has exactly one class
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_estimate.c --- unit tests of mp_estimate() (src/estimate.c)
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_plan.c --- unit tests of the layout planner (src/plan.c)
  *

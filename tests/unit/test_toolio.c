@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_toolio.c --- unit tests of the replay of the tool's own requests
  * (src/toolio.c) on the model disk

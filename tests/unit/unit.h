@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * unit.h --- the small TAP harness the C unit tests share
  *
