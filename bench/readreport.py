@@ -4,9 +4,9 @@
 
   readreport.py render RESDIR        print the tables (Markdown)
   readreport.py doc RESDIR DOC       write them into DOC between
-          <!-- BEGIN bench/reads output -->
-          <!-- END bench/reads output -->
-      (appended at the end of DOC when the markers are missing)
+          <!-- bench:reads begin -->
+          <!-- bench:reads end -->
+      (bench/render does it; DOC must hold the two lines)
 
 RESDIR/IMAGE/VARIANT/ holds, per variant (stock, or a layout rule):
 read-inode-S.json, read-walk-S.json, delete-S.json (hddmodel.py trace,
@@ -26,10 +26,9 @@ DELETE_MIN.
 
 import json
 import os
+import subprocess
 import sys
 
-BEGIN = "<!-- BEGIN bench/reads output -->"
-END = "<!-- END bench/reads output -->"
 LIMIT = 5.0     # read-all penalty allowed for the default rule, %
 DEFAULT_RULE = "inode"  # e3metapack's --home when none is given (src/cli.c)
 TODAY_RULE = "inode"    # the layout before issue 12 (inode homing)
@@ -490,16 +489,13 @@ def best_rules(cand):
 
 
 def cmd_doc(resdir, doc):
-    body = render(resdir)
-    text = open(doc).read() if os.path.exists(doc) else ""
-    if BEGIN in text and END in text:
-        text = (text[:text.index(BEGIN) + len(BEGIN)] + "\n\n" + body +
-                "\n" + text[text.index(END):])
-    else:
-        text = (text.rstrip() + "\n\n" + BEGIN + "\n\n" + body + "\n" +
-                END + "\n")
-    with open(doc, "w") as f:
-        f.write(text)
+    """The tables into DOC, through bench/render (DOC must hold the
+    <!-- bench:reads begin/end --> pair)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([sys.executable, os.path.join(here, "render"), doc,
+                        "reads", "-"], input=render(resdir), text=True)
+    if r.returncode:
+        sys.exit(r.returncode)
 
 
 def main():

@@ -11,19 +11,18 @@
       Print the benchmark tables (markdown) from RESDIR/<image>/*.json.
   report.py doc RESDIR DOC
       Write the tables into DOC between the lines
-          <!-- BEGIN bench/run output -->
-          <!-- END bench/run output -->
-      keeping the rest of DOC (create DOC with a skeleton if missing).
+          <!-- bench:run begin -->
+          <!-- bench:run end -->
+      keeping the rest of DOC (bench/render does it; DOC must hold them).
 """
 
 import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 
-BEGIN = "<!-- BEGIN bench/run output -->"
-END = "<!-- END bench/run output -->"
 
 # Targets of the issue (ratio: modelled fsck time stock / after e3metapack).
 FSCK_TARGETS = {"mixed": 5.0, "aged": 2.4, "tind1k": 3.0}
@@ -414,35 +413,14 @@ def render(resdir):
     return "\n".join(out)
 
 
-SKELETON = """# e3metapack performance
-
-The figures below are written by `bench/run` (`make bench`); everything
-between the two marker lines is replaced on every run, the rest of this
-file is kept.
-
-%s
-%s
-"""
-
-
 def cmd_doc(resdir, doc):
-    body = render(resdir)
-    if os.path.exists(doc):
-        with open(doc) as f:
-            text = f.read()
-    else:
-        text = SKELETON % (BEGIN, END)
-    if BEGIN in text and END in text:
-        pre = text[:text.index(BEGIN) + len(BEGIN)]
-        post = text[text.index(END):]
-        text = pre + "\n\n" + body + "\n\n" + post
-    else:
-        text = text.rstrip() + "\n\n" + BEGIN + "\n\n" + body + "\n\n" + \
-            END + "\n"
-    os.makedirs(os.path.dirname(os.path.abspath(doc)), exist_ok=True)
-    with open(doc + ".tmp", "w") as f:
-        f.write(text)
-    os.replace(doc + ".tmp", doc)
+    """The tables into DOC, through bench/render (DOC must hold the
+    <!-- bench:run begin/end --> pair)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([sys.executable, os.path.join(here, "render"), doc,
+                        "run", "-"], input=render(resdir), text=True)
+    if r.returncode:
+        sys.exit(r.returncode)
 
 
 def main():
