@@ -51,6 +51,7 @@ info "$(wc -l <"$T/tests") test files, each listed"
 
 check "every tNNNN test that tests/README.md names exists"
 stale=
+# shellcheck disable=SC2016 # the backquotes are Markdown's, not a command
 for t in $(grep -o '`t[0-9]\{4\}-[a-z0-9-]*\.sh`' "$readme" | tr -d '`' |
 		sort -u); do
 	[ -f "$src/tests/$t" ] || stale="$stale $t"
