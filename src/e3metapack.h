@@ -17,8 +17,8 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "plan.h"
-#include "disk.h"
+#include "plan/plan.h"
+#include "model/disk.h"
 #include "e3mp_err.h"
 #include "errclass.h"
 

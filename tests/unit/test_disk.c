@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * test_disk.c --- unit tests of the model disk (src/disk.c) and of the
- * walk of e2fsck -fn's reads through it (src/fsckmodel.c)
+ * test_disk.c --- unit tests of the model disk (src/model/disk.c) and of the
+ * walk of e2fsck -fn's reads through it (src/model/fsckmodel.c)
  *
  * The disk's arithmetic is checked against the formulas of
  * bench/hddmodel.py, computed here by hand.  The walk is checked by
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "disk.h"
+#include "model/disk.h"
 #include "unit.h"
 
 #define NEAR(a, b)	(fabs((a) - (b)) < 1e-9 * (1 + fabs(b)))

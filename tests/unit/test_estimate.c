@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * test_estimate.c --- unit tests of mp_estimate() (src/estimate.c)
+ * test_estimate.c --- unit tests of mp_estimate() (src/plan/estimate.c)
  *
  * mp_estimate() models e2fsck pass 1: inodes with indirect blocks are
  * deferred and handled in batches (at most 256 inodes, a new batch at
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 #include "unit.h"
 
 /* --- records ------------------------------------------------------------- */

@@ -43,7 +43,7 @@
 #include <string.h>
 
 #include "e3metapack.h"
-#include "undofmt.h"
+#include "io/undofmt.h"
 
 struct bound {
 	ext2_filsys	fs;

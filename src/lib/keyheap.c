@@ -12,7 +12,8 @@
 #include "config.h"
 #endif
 
-#include "plan.h"
+#include "lib/keyheap.h"
+#include "lib/array.h"
 
 /* The order: block, then (of the same block) the greater value first. */
 static int key_before(const struct mp_key *x, const struct mp_key *y)

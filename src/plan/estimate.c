@@ -15,7 +15,7 @@
 #endif
 #include <stdlib.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 #define E2FSCK_BATCH	256
 

@@ -12,7 +12,7 @@
 #endif
 #include <stdlib.h>
 
-#include "planner.h"
+#include "plan/planner.h"
 
 /* Rank of directory @ino in the tree walk's order (WALK_NONE: none). */
 static __u32 walk_rank(const struct mp_geom *g, __u32 ino)

@@ -13,7 +13,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "disk.h"
+#include "model/disk.h"
 
 void mp_toolio_init(struct mp_toolio *t, const struct mp_disk_params *p,
 		    blk64_t nblocks, unsigned int blocksize, __u32 unit,

@@ -8,7 +8,7 @@
 #ifndef E3MP_PLANNER_H
 #define E3MP_PLANNER_H
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* Index results: not a slot / not a record. */
 #define NO_SLOT		((__u32) -1)

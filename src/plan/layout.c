@@ -47,7 +47,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "planner.h"
+#include "plan/planner.h"
 
 /* Slot @s lies in a head zone. */
 int slot_in_head(const struct mp_plan *p, __u32 s)

@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "disk.h"
+#include "model/disk.h"
 
 #define E2FSCK_BATCH	256
 #define SCAN_CHUNK	8	/* EXT2_INODE_SCAN_DEFAULT_BUFFER_BLOCKS */

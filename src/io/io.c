@@ -64,7 +64,7 @@
 #include <string.h>
 
 #include "e3metapack.h"
-#include "undofmt.h"
+#include "io/undofmt.h"
 
 struct layer {
 	io_channel	inner;		/* the unix_io channel */

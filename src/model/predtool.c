@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "e3metapack.h"
+#include "lib/keyheap.h"
 
 #define SCAN_CHUNK	8		/* libext2fs's inode scan buffer */
 #define COPY_BYTES	(8U << 20)	/* move.c's BATCH_BYTES */

@@ -13,7 +13,8 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "plan.h"
+#include "core/geom.h"
+#include "core/records.h"
 
 /* The reference disk: a 7200-rpm drive, as bench/hddmodel.py's. */
 #define MP_DISK_SETTLE_MS	1.0	/* track-to-track settle */

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "e3metapack.h"
+#include "lib/keyheap.h"
 
 #define PF_MAX_BYTES	(16U << 20)
 

@@ -17,7 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "disk.h"
+#include "model/disk.h"
 
 void mp_disk_default(struct mp_disk_params *p)
 {

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "e3metapack.h"
-#include "undofmt.h"
+#include "io/undofmt.h"
 
 #define UNDO_DIR_DEFAULT	"/var/lib/e2fsprogs"
 
