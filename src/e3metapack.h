@@ -11,7 +11,6 @@
 #ifndef E3METAPACK_H
 #define E3METAPACK_H
 
-#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -21,6 +20,7 @@
 #include "model/disk.h"
 #include "e3mp_err.h"
 #include "errclass.h"
+#include "lib/stop.h"
 
 /*
  * Images and devices over 2 GiB need a 64-bit off_t in every open(),
@@ -30,9 +30,6 @@
  */
 _Static_assert(sizeof(off_t) == 8,
 	       "off_t must be 64 bits (include config.h first)");
-
-/* Set by main()'s SIGINT/SIGTERM handler; the core stops at a safe point. */
-extern volatile sig_atomic_t e3mp_stop;
 
 /* Exit codes; documented in e3metapack(8) and the README. */
 #define E3MP_EXIT_CHANGED	0	/* repacked (with -n: would repack) */

@@ -48,8 +48,6 @@
 
 #include "e3metapack.h"
 
-volatile sig_atomic_t e3mp_stop;
-
 static const char *program_name = "e3metapack";
 
 /* Held until exit; the refusal message names who else holds it. */

@@ -13,7 +13,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "plan/planner.h"
+#include "plan/evacuate.h"
 #include "e3mp_err.h"
 
 /* pl->cursor[] value of a group whose region has no free block left. */

@@ -72,6 +72,9 @@
 #include <string.h>
 
 #include "plan/planner.h"
+#include "plan/walkorder.h"
+#include "plan/layout.h"
+#include "plan/evacuate.h"
 #include "e3mp_err.h"
 
 static errcode_t planner_init(struct planner *pl);
@@ -104,17 +107,6 @@ errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
 	if (err)
 		mp_plan_free(p);
 	return err;
-}
-
-/* The slot space (layout.c builds it; layout_reset() drops it too). */
-void mp_slots_free(struct mp_plan *p)
-{
-	ext2fs_free_mem(&p->slot);
-	ext2fs_free_mem(&p->mc_first);
-	ext2fs_free_mem(&p->tail_first);
-	ext2fs_free_mem(&p->fill_first);
-	ext2fs_free_mem(&p->base_first);
-	p->nslot = 0;
 }
 
 void mp_plan_free(struct mp_plan *p)
@@ -227,88 +219,7 @@ static void planner_free(struct planner *pl)
 	layout_free(pl);
 }
 
-static int cmp_rec_blk(const void *ctx, __u32 i, blk64_t blk)
-{
-	const struct planner *pl = ctx;
-	blk64_t b = pl->rec[pl->byblk[i]].blk;
-
-	return mp_cmp_u64(b, blk);
-}
-
-/* Record index of the indirect block at @blk, or NO_REC. */
-__u32 rec_at(const struct planner *pl, blk64_t blk)
-{
-	__u32 i;
-
-	if (!mp_bsearch(pl->nrec, blk, cmp_rec_blk, pl, &i))
-		return NO_REC;
-	return pl->byblk[i];
-}
-
-static int cmp_ext_blk(const void *ctx, __u32 i, blk64_t blk)
-{
-	const struct data_ext *e = &((const struct planner *) ctx)->ext[i];
-
-	if (blk < e->start)
-		return 1;
-	return blk >= e->start + e->len ? -1 : 0;
-}
-
-/* The recorded data extent holding @blk, or NULL. */
-const struct data_ext *ext_at(const struct planner *pl, blk64_t blk)
-{
-	__u32 i;
-
-	if (!mp_bsearch(pl->next, blk, cmp_ext_blk, pl, &i))
-		return NULL;
-	return &pl->ext[i];
-}
-
-static int cmp_slot_blk(const void *ctx, __u32 i, blk64_t blk)
-{
-	blk64_t b = ((const struct mp_plan *) ctx)->slot[i];
-
-	return mp_cmp_u64(b, blk);
-}
-
-/* Index of @blk in the slot space, or NO_SLOT. */
-__u32 slot_index(const struct mp_plan *p, blk64_t blk)
-{
-	__u32 i;
-
-	if (!mp_bsearch(p->nslot, blk, cmp_slot_blk, p, &i))
-		return NO_SLOT;
-	return i;
-}
-
-/*
- * Records @a and @b are of one run: the same file, the same home, the
- * same class (so a directory's run is apart from its indirect blocks').
- */
-int same_run(const struct planner *pl, __u32 a, __u32 b)
-{
-	return pl->rec[a].ino == pl->rec[b].ino &&
-	       pl->home[a] == pl->home[b] &&
-	       rec_class(pl, a) == rec_class(pl, b);
-}
-
 /* ---- homes, and the slot space ------------------------------------ */
-
-/* How many record classes (planner.h's CL_*) a group has. */
-#define NCLASS		3
-
-__u32 rec_class(const struct planner *pl, __u32 i)
-{
-	if (mp_rec_in_head(pl->g, &pl->rec[i]))
-		return CL_HEAD;
-	return (pl->rec[i].flags & REC_DIR) ? CL_DIR : CL_IND;
-}
-
-/* Bucket of the processing order: the group, then the class. */
-__u32 bucket(const struct planner *pl, __u32 i)
-{
-	return NCLASS * pl->home[i] + rec_class(pl, i);
-}
 
 /*
  * Home every record, count demand per group, and build the processing
@@ -353,31 +264,6 @@ static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
 			err = walk_sort(pl, i ? start[i - 1] : 0, start[i]);
 	ext2fs_free_mem(&start);
 	return err;
-}
-
-/*
- * Free blocks and blocks of movable files can be MC slots.  Under data
- * homing, the first data block under an indirect block is its anchor: it
- * decides the block's home, so it never moves (were it evacuated into
- * another group, the home would move with it and the next run would move
- * the indirect block again).  A kept first IND is stepped around like
- * fixed metadata, so it is never evicted.
- */
-int slot_eligible(struct planner *pl, blk64_t blk)
-{
-	const struct data_ext *e;
-	__u32 r;
-
-	if (!pl->ops->in_use(pl->priv, blk))
-		return 1;
-	r = rec_at(pl, blk);
-	if (r != NO_REC)
-		return !rec_kept(pl, r);
-	e = ext_at(pl, blk);
-	if (e && pl->homing == E3MP_HOME_DATA && e->nanchor &&
-	    e->start == blk)
-		return 0;
-	return e != NULL;
 }
 
 /*
@@ -491,16 +377,6 @@ static errcode_t build_geometry(struct planner *pl, const __u32 *demand)
 }
 
 /* ---- runs, and the order within them ---------------------------- */
-
-/* The run starting at order index @i ends before the returned index. */
-__u32 run_end(struct planner *pl, __u32 i)
-{
-	__u32 j = i + 1;
-
-	while (j < pl->norder && same_run(pl, pl->order[j], pl->order[i]))
-		j++;
-	return j;
-}
 
 /* Which of i_block[]'s IND, DIND, TIND trees record @r belongs to. */
 static int top_tree(__u64 a, const struct ind_rec *r)

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * plan.h --- the layout planner: pure logic, no I/O
+ * plan.h --- the layout planner's interface: pure logic, no I/O
  *
- * The planner sees the volume only through struct mp_geom (numbers) and
- * struct mp_space_ops (a block map it may query and reserve in), so the
- * unit tests can drive it with synthetic layouts.
+ * The planner sees the volume only through struct mp_geom (numbers,
+ * core/geom.h) and struct mp_space_ops (a block map it may query and
+ * reserve in), so the unit tests can drive it with synthetic layouts.
+ * It places the records of core/records.h and returns struct mp_plan:
+ * the moves of two rounds and the figures of the report.  Its files are
+ * internal (planner.h); planfeed.c feeds it from the volume.
  */
 #ifndef E3MP_PLAN_H
 #define E3MP_PLAN_H

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * planner.h --- the planner's working state, shared by plan.c (homes and
- * the slot space), layout.c (each record's slot), walkorder.c and
- * evacuate.c (emptying the slots records go to, and the list of moves).
- * Internal to the planner: nothing outside those files includes it.
+ * planner.h --- the planner's working state and its lookups (planner.c)
+ *
+ * The planner's files, bottom up: planner.c (this state, looked up),
+ * walkorder.c (directories in a tree walk's order), layout.c (each
+ * record's slot), evacuate.c (emptying the slots, the list of moves),
+ * plan.c (homes, the slot space, and the calls of the others in order).
+ * Each includes only the headers of those below it.  Internal to the
+ * planner: nothing outside plan/ includes it.
  */
 #ifndef E3MP_PLANNER_H
 #define E3MP_PLANNER_H
@@ -57,15 +61,29 @@ struct planner {
 #define CL_IND		1
 #define CL_DIR		2
 
-/* plan.c */
+/* How many record classes (CL_*) a group has. */
+#define NCLASS		3
+
+/* planner.c: lookups by block */
 __u32 rec_at(const struct planner *pl, blk64_t blk);
 const struct data_ext *ext_at(const struct planner *pl, blk64_t blk);
 __u32 slot_index(const struct mp_plan *p, blk64_t blk);
-int same_run(const struct planner *pl, __u32 a, __u32 b);
-__u32 bucket(const struct planner *pl, __u32 i);
+
+/* planner.c: classes and runs */
 __u32 rec_class(const struct planner *pl, __u32 i);
+__u32 bucket(const struct planner *pl, __u32 i);
+int same_run(const struct planner *pl, __u32 a, __u32 b);
 __u32 run_end(struct planner *pl, __u32 i);
 int slot_eligible(struct planner *pl, blk64_t blk);
+
+/* planner.c: slots, and runs in place */
+int slot_in_head(const struct mp_plan *p, __u32 s);
+int slot_added(const struct mp_plan *p, __u32 s);
+int slot_below(const struct mp_plan *p, __u32 s);
+__u32 region_first(const struct planner *pl, __u32 r);
+int slot_fits(const struct planner *pl, __u32 s, __u32 r);
+int is_dir(const struct planner *pl, __u32 r);
+__u32 run_prefix_end(struct planner *pl, __u32 i, __u32 end);
 
 static inline int rec_moves(const struct ind_rec *r)
 {
@@ -78,27 +96,10 @@ static inline int rec_kept(const struct planner *pl, __u32 i)
 	return mp_rec_kept(pl->homing, &pl->rec[i]);
 }
 
-/* layout.c */
-errcode_t layout_init(struct planner *pl);
-errcode_t layout_slots(struct planner *pl);
-void layout_reset(struct planner *pl);
-void layout_free(struct planner *pl);
-__u32 zone_extend(struct planner *pl, __u32 grp, blk64_t blk,
-		  blk64_t first, blk64_t *out, __u32 *below, __u32 *ext);
-__u32 head_extend(struct planner *pl, __u32 grp, blk64_t blk, blk64_t end,
-		  blk64_t *out);
-int slot_in_head(const struct mp_plan *p, __u32 s);
-__u32 run_prefix_end(struct planner *pl, __u32 i, __u32 end);
-int assign_slots(struct planner *pl);
-
-/* walkorder.c */
-errcode_t walk_sort(struct planner *pl, __u32 lo, __u32 hi);
-errcode_t walk_decide(struct planner *pl);
-int walk_placed(const struct planner *pl, __u32 i);
-
-/* evacuate.c */
-void evac_init(struct planner *pl);
-void fit_to_space(struct planner *pl, __u64 free_blocks);
-errcode_t emit_moves(struct planner *pl);
+/* Record @i of the processing order is laid out afresh (walk_decide). */
+static inline int walk_placed(const struct planner *pl, __u32 i)
+{
+	return pl->fresh && pl->fresh[i];
+}
 
 #endif /* E3MP_PLANNER_H */

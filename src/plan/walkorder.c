@@ -12,7 +12,7 @@
 #endif
 #include <stdlib.h>
 
-#include "plan/planner.h"
+#include "plan/walkorder.h"
 
 /* Rank of directory @ino in the tree walk's order (WALK_NONE: none). */
 static __u32 walk_rank(const struct mp_geom *g, __u32 ino)
@@ -96,10 +96,4 @@ errcode_t walk_decide(struct planner *pl)
 		else
 			i++;
 	return err;
-}
-
-/* Record @i of the processing order is laid out afresh (walk_decide). */
-int walk_placed(const struct planner *pl, __u32 i)
-{
-	return pl->fresh && pl->fresh[i];
 }
