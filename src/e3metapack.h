@@ -217,6 +217,7 @@ errcode_t resolve_device(const char *spec, const char **device);
 errcode_t check_device(struct e3mp *mp);
 errcode_t open_volume(struct e3mp *mp);
 errcode_t check_volume(struct e3mp *mp);
+const char *volume_label(const struct e3mp *mp);
 
 /* prepare.c: check_device .. planfeed_plan, all before the first write */
 errcode_t volume_prepare(struct e3mp *mp);
@@ -230,9 +231,6 @@ errcode_t volume_lock(const char *dev, int dry_run, struct e3mp_lock *lk);
 errcode_t partitions_probe(const char *dev, struct e3mp_part **parts,
 			   int *nparts, __u64 *dev_size);
 const char *partition_skip_reason(const struct e3mp_part *p);
-void probe_fs_type(int fd, __u64 offset, __u64 size, char *type,
-		   size_t len);
-int fs_type_is_ext(const char *type);
 
 /* bitmapio.c */
 io_manager bitmap_layer(struct e3mp *mp, io_manager inner);
@@ -260,7 +258,6 @@ struct mp_ptr_write {
 errcode_t undo_bound(const struct e3mp *mp, __u32 unit, __u64 *bytes);
 errcode_t undo_pointer_writes(const struct e3mp *mp, int round,
 			      struct mp_ptr_write **pw, __u32 *n);
-blk64_t inode_table_block(ext2_filsys fs, ext2_ino_t ino);
 
 /* scan.c */
 errcode_t inode_scan_and_record(struct e3mp *mp);
@@ -321,7 +318,6 @@ void progress_attach(struct e3mp *mp);
 void progress_done(struct e3mp *mp);
 
 /* report.c */
-const char *volume_label(const struct e3mp *mp);
 void report_print(struct e3mp *mp, FILE *f, const char *status,
 		  int exit_code);
 void report_json_failure(const struct e3mp *mp, FILE *f, const char *status,

@@ -2,24 +2,24 @@
 /*
  * main.c --- e3metapack: pack indirect blocks into per-group metaclusters
  *
- * The pipeline, in order:
- *   parse_args          command line (cli.c)
- *   resolve_device      LABEL=/UUID= through libblkid (open.c)
- *   volume_lock         one run per volume at a time (lock.c)
+ * The pipeline, in order, each stage a directory of src/:
+ *   parse_args          command line (gate/cli.c)
+ *   resolve_device      LABEL=/UUID= through libblkid (gate/open.c)
+ *   volume_lock         one run per volume at a time (gate/lock.c)
  *   partitions_probe    a whole-disk image: each partition in turn
  * volume_prepare() (prepare.c) then runs, up to the first write:
  *   check_device        an ext2/3/4 filesystem, not mounted or busy
- *   open_volume         with the undo file stacked under it (undo.c)
+ *   open_volume         with the undo file stacked under it (io/undo.c)
  *   check_volume        clean, freshly checked, supported features,
- *                       sane descriptors, journal and bitmaps
- *   planfeed_geometry   the planner's view of the volume (planfeed.c)
- *   inode_scan_and_record   every indirect block, checked (scan.c)
- *   planfeed_plan       metaclusters, destinations, evacuations
- *                       (plan.c, evacuate.c, estimate.c)
- *   predict_fsck        e2fsck -fn's time on the model disk (predict.c)
+ *                       sane descriptors, journal and bitmaps (gate/)
+ *   planfeed_geometry   the planner's view of the volume (plan/)
+ *   inode_scan_and_record   every indirect block, checked (scan/)
+ *   planfeed_plan       metaclusters, destinations, evacuations (plan/)
+ *   predict_fsck        e2fsck -fn's time on the model disk (predict/)
  *   undo_space_check    room for the undo file the plan will write
- *                       (undo.c, undobound.c)
- * and, unless -n or nothing moves, repack(), the write order (finish.c):
+ *                       (io/undo.c, io/undobound.c)
+ *   predict_tool        the run's own time on the model disk (predict/)
+ * and, unless -n or nothing moves, repack(), the write order (write/):
  *   transaction_begin   mark not clean                     barrier
  *   per round (evacuations, then indirect blocks into the slots):
  *     blocks_reserve    destinations marked in use

@@ -13,18 +13,6 @@
 
 #include "e3metapack.h"
 
-/* "DEVICE", or "DEVICE partition N" inside a whole-disk image. */
-const char *volume_label(const struct e3mp *mp)
-{
-	static char buf[4096];
-	const char *dev = mp->device ? mp->device : mp->opt.spec;
-
-	if (!mp->part)
-		return dev;
-	snprintf(buf, sizeof(buf), "%s partition %d", dev, mp->part->partno);
-	return buf;
-}
-
 /* The --order value in force. */
 static const char *order_name(enum e3mp_order o)
 {

@@ -17,6 +17,19 @@
 #include <blkid/blkid.h>
 
 #include "e3metapack.h"
+#include "gate/fstype.h"
+
+/* "DEVICE", or "DEVICE partition N" inside a whole-disk image. */
+const char *volume_label(const struct e3mp *mp)
+{
+	static char buf[4096];
+	const char *dev = mp->device ? mp->device : mp->opt.spec;
+
+	if (!mp->part)
+		return dev;
+	snprintf(buf, sizeof(buf), "%s partition %d", dev, mp->part->partno);
+	return buf;
+}
 
 errcode_t resolve_device(const char *spec, const char **device)
 {

@@ -22,28 +22,9 @@
 #include <blkid/blkid.h>
 
 #include "e3metapack.h"
+#include "gate/fstype.h"
 
 #define SECTOR	512ULL
-
-/* The filesystem type libblkid finds in [offset, offset + size). */
-void probe_fs_type(int fd, __u64 offset, __u64 size, char *type,
-			  size_t len)
-{
-	blkid_probe pr = blkid_new_probe();
-	const char *t = NULL;
-
-	type[0] = 0;
-	if (!pr)
-		return;
-	if (!blkid_probe_set_device(pr, fd, offset, size)) {
-		blkid_probe_enable_superblocks(pr, 1);
-		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
-		if (!blkid_do_safeprobe(pr) &&
-		    !blkid_probe_lookup_value(pr, "TYPE", &t, NULL))
-			snprintf(type, len, "%s", t);
-	}
-	blkid_free_probe(pr);
-}
 
 static const struct e3mp_part *sort_parts;
 
@@ -158,12 +139,6 @@ out:
 		blkid_free_probe(pr);
 	close(fd);
 	return err;
-}
-
-int fs_type_is_ext(const char *type)
-{
-	return !strcmp(type, "ext2") || !strcmp(type, "ext3") ||
-	       !strcmp(type, "ext4") || !strcmp(type, "ext4dev");
 }
 
 /* Why partition @p is not processed, or 0. */

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "e3metapack.h"
+#include "core/itable.h"
 #include "io/undofmt.h"
 
 struct bound {
@@ -163,16 +164,6 @@ static blk64_t where(const struct bound *b, int r, blk64_t blk)
 	blk = m ? m->to : blk;
 	m = move_of(b, 1, blk);
 	return m ? m->to : blk;
-}
-
-/* The block holding inode @ino. */
-blk64_t inode_table_block(ext2_filsys fs, ext2_ino_t ino)
-{
-	dgrp_t g = (ino - 1) / fs->super->s_inodes_per_group;
-	__u64 at = (__u64) ((ino - 1) % fs->super->s_inodes_per_group) *
-		   EXT2_INODE_SIZE(fs->super);
-
-	return ext2fs_inode_table_loc(fs, g) + at / fs->blocksize;
 }
 
 static errcode_t add_ptr(struct bound *b, __u32 ino, blk64_t blk,

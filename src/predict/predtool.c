@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "e3metapack.h"
+#include "core/itable.h"
 #include "lib/keyheap.h"
 
 #define SCAN_CHUNK	8		/* libext2fs's inode scan buffer */
