@@ -299,7 +299,7 @@ errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n);
 /* fixptr.c */
 errcode_t pointers_rewrite(struct e3mp *mp, struct mp_move *mv, __u32 n);
 
-/* finish.c: the steps of the write order, and closing the volume */
+/* finish.c: the steps of the write order (core/order.c), and closing */
 errcode_t transaction_begin(struct e3mp *mp);
 errcode_t blocks_reserve(struct e3mp *mp, const struct mp_move *mv, __u32 n);
 errcode_t write_barrier(struct e3mp *mp);

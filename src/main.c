@@ -47,6 +47,7 @@
 #include <et/com_err.h>
 
 #include "e3metapack.h"
+#include "core/order.h"
 
 static const char *program_name = "e3metapack";
 
@@ -299,58 +300,63 @@ static int prepare(struct e3mp *mp)
 }
 
 /*
- * One round of the write order (finish.c says why it is safe): each
- * step is on stable storage before the next one starts.  With @more
- * (another round follows), the release stays in memory: the next
- * round's first barrier writes it out with that round's reservations.
+ * One step of the write order (core/order.c; write/finish.c says why it
+ * is safe): each barrier puts what came before on stable storage.
  */
-static errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n,
-			   int more)
+static errcode_t step_run(struct e3mp *mp, const struct mp_step_at *s)
 {
-	errcode_t err;
+	struct mp_move *mv = mp->plan.mv[s->round];
+	__u32 n = mp->plan.nmv[s->round];
 
-	if (!n)
+	switch (s->step) {
+	case MP_STEP_BEGIN:
+		return transaction_begin(mp);
+	case MP_STEP_RESERVE:
+		return blocks_reserve(mp, mv, n);
+	case MP_STEP_COPY:
+		return blocks_copy(mp, mv, n);
+	case MP_STEP_SWITCH:
+		return pointers_rewrite(mp, mv, n);
+	case MP_STEP_RELEASE:
+		blocks_release(mp, mv, n);
 		return 0;
-	err = blocks_reserve(mp, mv, n);
-	if (!err)
-		err = blocks_copy(mp, mv, n);
-	if (!err)
-		err = write_barrier(mp);
-	if (!err)
-		err = pointers_rewrite(mp, mv, n);
-	if (!err)
-		err = write_barrier(mp);
-	if (err)
-		return err;
-	blocks_release(mp, mv, n);
-	return more ? 0 : write_barrier(mp);
+	case MP_STEP_BARRIER:
+		return write_barrier(mp);
+	case MP_STEP_STOP:
+		return e3mp_stop ? E3MP_INTERRUPTED : 0;
+	case MP_STEP_END:
+		return transaction_end(mp);
+	}
+	return 0;
 }
 
-/* Round 1 empties metacluster slots, round 2 fills them. */
+/*
+ * The write order, step by step: round 1 empties metacluster slots,
+ * round 2 fills them.  A signal between the rounds switches to the
+ * order that ends there (after which the run is interrupted).
+ */
 static errcode_t repack(struct e3mp *mp)
 {
-	errcode_t err;
+	struct mp_step_at s[MP_ORDER_MAX];
+	__u32 n, i;
+	errcode_t err = 0;
+	int stopped = 0;
 
 	if (e3mp_stop)
 		return E3MP_INTERRUPTED;
 	print_undo_notice(mp);
-	err = transaction_begin(mp);
-	if (!err)
-		err = round_run(mp, mp->plan.mv[0], mp->plan.nmv[0],
-				mp->plan.nmv[1] != 0);
-	if (!err && e3mp_stop && mp->plan.nmv[1]) {
-		/* round 1's release first: never in one barrier with clean */
-		err = write_barrier(mp);
-		if (!err)
-			err = transaction_end(mp);
-		return err ? err : E3MP_INTERRUPTED;
+	n = mp_write_order(mp->plan.nmv, 0, s);
+	for (i = 0; i < n && !err; i++) {
+		if (s[i].step == MP_STEP_END && !stopped)
+			progress_done(mp);
+		err = step_run(mp, &s[i]);
+		if (err == E3MP_INTERRUPTED && s[i].step == MP_STEP_STOP) {
+			n = mp_write_order(mp->plan.nmv, 1, s);
+			stopped = 1;
+			err = 0;
+		}
 	}
-	if (!err)
-		err = round_run(mp, mp->plan.mv[1], mp->plan.nmv[1], 0);
-	progress_done(mp);
-	if (!err)
-		err = transaction_end(mp);
-	return err;
+	return err ? err : stopped ? E3MP_INTERRUPTED : 0;
 }
 
 /* A run that did not fail: the report, or why nothing moved. */

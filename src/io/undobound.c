@@ -17,7 +17,7 @@
  * last key block may be partly used: the bound never falls below.)
  *
  * N is counted from the plan, over every block the write order
- * (finish.c) writes:
+ * (core/order.c, walked step by step) writes:
  *  - the primary superblock's block and the primary group descriptor
  *    blocks; the backup superblocks and descriptors too, unless
  *    EXT2_FLAG_MASTER_SB_ONLY is set, as ext2fs_open2() does by default
@@ -44,6 +44,7 @@
 
 #include "e3metapack.h"
 #include "core/itable.h"
+#include "core/order.h"
 #include "io/undofmt.h"
 
 struct bound {
@@ -55,7 +56,7 @@ struct bound {
 	struct mp_move	*by_from[2];	/* each round's moves, by source */
 	__u32		nmv[2];
 	/* undo_pointer_writes(): list round @round's pointer blocks */
-	int		round;		/* -1: count units instead */
+	int		round;
 	struct mp_ptr_write *pw;
 	__u32		npw, pw_alloc;
 };
@@ -107,25 +108,6 @@ static errcode_t add_super_and_desc(struct bound *b)
 		if (!err && new_desc)
 			err = add_block(b, new_desc, 1);
 	}
-	return err;
-}
-
-/*
- * A move's destination, and the block bitmaps of the groups it leaves
- * and enters: only a changed bitmap is written (bitmapio.c), and a
- * group no move touches keeps its bitmap as it is.
- */
-static errcode_t add_dest(struct bound *b, const struct mp_move *m)
-{
-	ext2_filsys fs = b->fs;
-	errcode_t err = add_block(b, m->to, 1);
-
-	if (!err)
-		err = add_block(b, ext2fs_block_bitmap_loc(fs,
-				ext2fs_group_of_blk2(fs, m->to)), 1);
-	if (!err)
-		err = add_block(b, ext2fs_block_bitmap_loc(fs,
-				ext2fs_group_of_blk2(fs, m->from)), 1);
 	return err;
 }
 
@@ -186,14 +168,8 @@ static errcode_t add_move(struct bound *b, int r, const struct mp_move *m,
 {
 	blk64_t ptr = parent ? where(b, r, parent) :
 			       inode_table_block(b->fs, m->ino);
-	errcode_t err;
 
-	if (b->round >= 0)
-		return r == b->round ? add_ptr(b, m->ino, ptr, !parent) : 0;
-	err = add_dest(b, m);
-	if (!err)
-		err = add_block(b, ptr, 1);
-	return err;
+	return r == b->round ? add_ptr(b, m->ino, ptr, !parent) : 0;
 }
 
 /* Each indirect block's moves; its parent is found in scan (pre-)order. */
@@ -281,22 +257,87 @@ static errcode_t sort_moves(struct bound *b, const struct mp_plan *p)
 	return err;
 }
 
+/*
+ * The block bitmaps of the groups round @r's moves enter (@to) or leave:
+ * only a changed bitmap is written (bitmapio.c), and a group no move
+ * touches keeps its bitmap as it is.
+ */
+static errcode_t add_bitmaps(struct bound *b, const struct mp_plan *p, int r,
+			     int to)
+{
+	ext2_filsys fs = b->fs;
+	errcode_t err = 0;
+	__u32 i;
+
+	for (i = 0; i < p->nmv[r] && !err; i++) {
+		blk64_t blk = to ? p->mv[r][i].to : p->mv[r][i].from;
+
+		err = add_block(b, ext2fs_block_bitmap_loc(fs,
+				ext2fs_group_of_blk2(fs, blk)), 1);
+	}
+	return err;
+}
+
+/* Round @r's pointer switch: the blocks undo_pointer_writes() lists. */
+static errcode_t add_pointers(struct bound *b, const struct e3mp *mp, int r)
+{
+	struct mp_ptr_write *pw;
+	errcode_t err;
+	__u32 n, i;
+
+	err = undo_pointer_writes(mp, r, &pw, &n);
+	for (i = 0; i < n && !err; i++)
+		err = add_block(b, pw[i].blk, 1);
+	ext2fs_free_mem(&pw);
+	return err;
+}
+
+/* The units one step of the write order (core/order.c) writes. */
+static errcode_t add_step(struct bound *b, const struct e3mp *mp,
+			  const struct mp_step_at *s)
+{
+	const struct mp_plan *p = &mp->plan;
+	errcode_t err = 0;
+	__u32 i;
+
+	switch (s->step) {
+	case MP_STEP_BEGIN:
+		/* finish.c's super_block_save(): the superblock's block */
+		err = add_block(b, b->fs->blocksize == SUPERBLOCK_OFFSET, 1);
+		break;
+	case MP_STEP_RESERVE:
+	case MP_STEP_RELEASE:
+		err = add_bitmaps(b, p, s->round, s->step == MP_STEP_RESERVE);
+		break;
+	case MP_STEP_COPY:
+		for (i = 0; i < p->nmv[s->round] && !err; i++)
+			err = add_block(b, p->mv[s->round][i].to, 1);
+		break;
+	case MP_STEP_SWITCH:
+		err = add_pointers(b, mp, s->round);
+		break;
+	case MP_STEP_BARRIER:
+		err = add_super_and_desc(b);
+		break;
+	case MP_STEP_STOP:
+	case MP_STEP_END:
+		break;		/* (the barrier after it writes) */
+	}
+	return err;
+}
+
 /* The bound above for @mp's plan, with undo units of @unit bytes. */
 errcode_t undo_bound(const struct e3mp *mp, __u32 unit, __u64 *bytes)
 {
 	struct bound b = { .fs = mp->fs, .unit = unit,
-			   .offset = mp->part ? mp->part->offset : 0,
-			   .round = -1 };
+			   .offset = mp->part ? mp->part->offset : 0 };
+	struct mp_step_at s[MP_ORDER_MAX];
 	__u64 n = 0, i, keys_per_block = UNDO_KEYS_PER_BLOCK(unit);
-	errcode_t err;
+	__u32 nstep = mp_write_order(mp->plan.nmv, 0, s), k;
+	errcode_t err = 0;
 
-	err = sort_moves(&b, &mp->plan);
-	if (!err)
-		err = add_super_and_desc(&b);
-	if (!err)
-		err = add_ind_moves(&b, mp);
-	if (!err)
-		err = add_data_moves(&b, mp);
+	for (k = 0; k < nstep && !err; k++)
+		err = add_step(&b, mp, &s[k]);
 	if (!err) {
 		mp_sort(b.u, b.n, sizeof(*b.u), cmp_u64);
 		for (i = 0; i < b.n; i++)
@@ -304,8 +345,6 @@ errcode_t undo_bound(const struct e3mp *mp, __u32 unit, __u64 *bytes)
 		*bytes = (__u64) unit * (3 + n + n / keys_per_block);
 	}
 	ext2fs_free_mem(&b.u);
-	ext2fs_free_mem(&b.by_from[0]);
-	ext2fs_free_mem(&b.by_from[1]);
 	return err;
 }
 

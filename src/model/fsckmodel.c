@@ -40,9 +40,7 @@
 #include <string.h>
 
 #include "model/disk.h"
-
-#define E2FSCK_BATCH	256
-#define SCAN_CHUNK	8	/* EXT2_INODE_SCAN_DEFAULT_BUFFER_BLOCKS */
+#include "core/iosizes.h"
 
 struct deferred {
 	blk64_t		key;	/* i_block[EXT2_IND_BLOCK] */
@@ -61,7 +59,7 @@ struct walk {
 	int			after;
 	struct mp_disk		d;
 	struct mp_prediction	*out;
-	struct deferred		batch[E2FSCK_BATCH];
+	struct deferred		batch[MP_E2FSCK_BATCH];
 	__u32			n;
 	blk64_t			*roots;	/* htree roots pass 1 read */
 	__u32			nroots, roots_alloc;
@@ -217,7 +215,7 @@ static void pass1_group(struct walk *w, __u32 grp, __u32 *i, __u32 *j,
 
 		symlink = take_inode(w, &d, i, j, nrec);
 		at = (__u64) ((ino - 1) % ipg) * v->inode_size /
-		     v->blocksize / SCAN_CHUNK * SCAN_CHUNK + SCAN_CHUNK;
+		     v->blocksize / MP_SCAN_CHUNK * MP_SCAN_CHUNK + MP_SCAN_CHUNK;
 		if (at > gi.itable_blocks)
 			at = gi.itable_blocks;
 		if (at > upto) {
@@ -232,7 +230,7 @@ static void pass1_group(struct walk *w, __u32 grp, __u32 *i, __u32 *j,
 			continue;
 		}
 		w->batch[w->n++] = d;
-		if (w->n == E2FSCK_BATCH)
+		if (w->n == MP_E2FSCK_BATCH)
 			flush(w);
 	}
 	if (gi.itable_blocks > upto)

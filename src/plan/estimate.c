@@ -16,8 +16,7 @@
 #include <stdlib.h>
 
 #include "plan/plan.h"
-
-#define E2FSCK_BATCH	256
+#include "core/iosizes.h"
 
 struct deferred {
 	blk64_t		key;	/* i_block[EXT2_IND_BLOCK] */
@@ -72,7 +71,7 @@ static void read_batch(const struct mp_geom *g, const struct ind_rec *rec,
 errcode_t mp_estimate(const struct mp_geom *g, const struct ind_rec *rec,
 		      __u32 nrec, int after, struct mp_figures *out)
 {
-	struct deferred batch[E2FSCK_BATCH];
+	struct deferred batch[MP_E2FSCK_BATCH];
 	unsigned char *seen;
 	__u32 i = 0, n = 0, batch_grp = 0;
 	errcode_t err;
@@ -95,7 +94,7 @@ errcode_t mp_estimate(const struct mp_geom *g, const struct ind_rec *rec,
 		/* pass 1 defers only inodes that have indirect blocks */
 		if (!ind)
 			continue;
-		if (n && (n == E2FSCK_BATCH || grp != batch_grp)) {
+		if (n && (n == MP_E2FSCK_BATCH || grp != batch_grp)) {
 			read_batch(g, rec, batch, n, after, out, seen);
 			n = 0;
 		}

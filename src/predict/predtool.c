@@ -17,7 +17,8 @@
  *             then what the read-ahead cache could not take, in walk
  *             order; then, when directories move,
  *             every directory block in block order (dirwalk.c);
- *   writes    the write order of finish.c: the superblock, then per
+ *   writes    the write order of core/order.c, step by step as
+ *             main.c's repack() takes it: the superblock, then per
  *             round the copies (move.c: batches by source, written by
  *             destination), the pointer switch (fixptr.c: in inode
  *             order, the blocks undobound.c lists) and the release, each
@@ -37,11 +38,10 @@
 #include <string.h>
 
 #include "e3metapack.h"
+#include "core/iosizes.h"
 #include "core/itable.h"
+#include "core/order.h"
 #include "lib/keyheap.h"
-
-#define SCAN_CHUNK	8		/* libext2fs's inode scan buffer */
-#define COPY_BYTES	(8U << 20)	/* move.c's BATCH_BYTES */
 
 /* A batch's record: its first child and next sibling (NO_KID: none). */
 struct pf_tree {
@@ -249,14 +249,14 @@ static errcode_t read_group(struct tp *p, dgrp_t g)
 				       gi.itable_blocks - b);
 			break;
 		}
-		cb = (mp->cut[p->cut] - 1) % ipg / ipb / SCAN_CHUNK *
-		     SCAN_CHUNK;
+		cb = (mp->cut[p->cut] - 1) % ipg / ipb / MP_SCAN_CHUNK *
+		     MP_SCAN_CHUNK;
 		if (cb >= gi.itable_blocks)
 			cb = gi.itable_blocks - 1;
 		mp_toolio_read(&p->t, gi.itable + b, cb - b);
 		mp_toolio_read(&p->t, gi.itable + cb,
-			       gi.itable_blocks - cb < SCAN_CHUNK ?
-			       gi.itable_blocks - cb : SCAN_CHUNK);
+			       gi.itable_blocks - cb < MP_SCAN_CHUNK ?
+			       gi.itable_blocks - cb : MP_SCAN_CHUNK);
 		err = read_batch(p, mp->cut[p->cut - 1],
 				 mp->cut[p->cut] - 1);
 		p->cut++;
@@ -307,12 +307,12 @@ static void bitmaps_touch(struct tp *p, const struct mp_move *mv, __u32 n,
 }
 
 /*
- * write_barrier(): ext2fs_flush2(), then a sync; after the pointer
- * switch (!@flush), which changes neither bitmaps nor counts, the sync
- * alone.  Of the block bitmaps ext2fs_write_bitmaps() writes, only the
- * changed ones reach the volume (bitmapio.c).
+ * write_barrier(): ext2fs_flush2(), then a sync; after a step that
+ * changed neither bitmaps nor counts (!@flush: the pointer switch), the
+ * sync alone.  Of the block bitmaps ext2fs_write_bitmaps() writes, only
+ * the changed ones reach the volume (bitmapio.c).
  */
-static void barrier(struct tp *p, int bitmaps, int flush)
+static void barrier(struct tp *p, int flush)
 {
 	ext2_filsys fs = p->fs;
 	blk64_t super, old_desc, new_desc;
@@ -322,7 +322,7 @@ static void barrier(struct tp *p, int bitmaps, int flush)
 		mp_toolio_sync(&p->t);
 		return;
 	}
-	for (g = 0; bitmaps && g < fs->group_desc_count; g++)
+	for (g = 0; g < fs->group_desc_count; g++)
 		if (p->dirty[g]) {
 			mp_toolio_write(&p->t, ext2fs_block_bitmap_loc(fs, g),
 					1);
@@ -367,7 +367,7 @@ static int cmp_to(const void *a, const void *b)
 static errcode_t write_copies(struct tp *p, const struct mp_move *mv,
 			      __u32 n)
 {
-	__u32 per = COPY_BYTES / p->fs->blocksize, i, j, k;
+	__u32 per = MP_COPY_BATCH_BYTES / p->fs->blocksize, i, j, k;
 	struct pair *c;
 	errcode_t err;
 
@@ -443,34 +443,66 @@ static errcode_t write_pointers(struct tp *p, int round, int *super)
 	return 0;
 }
 
-/* main.c's repack(): transaction_begin, the rounds, transaction_end. */
-static errcode_t write_order(struct tp *p)
+/*
+ * One step of the write order (core/order.c), as the run takes it
+ * (main.c's step_run()).  *@flush: something since the last barrier
+ * changed the superblock, the descriptors or a bitmap, so that the
+ * barrier writes them (write_barrier(): ext2fs_flush2()), not only
+ * syncs.
+ */
+static errcode_t write_step(struct tp *p, const struct mp_step_at *s,
+			    int *flush)
 {
 	const struct mp_plan *pl = &p->mp->plan;
+	const struct mp_move *mv = pl->mv[s->round];
+	__u32 n = pl->nmv[s->round];
 	errcode_t err = 0;
-	int r, super;
+	int super = 0;
 
-	mp_toolio_write(&p->t, super_blk(p->fs), 1);
-	barrier(p, 0, 1);
-	for (r = 0; r < 2 && !err; r++) {
-		if (!pl->nmv[r])
-			continue;
-		err = write_copies(p, pl->mv[r], pl->nmv[r]);
-		if (err)
-			break;
-		bitmaps_touch(p, pl->mv[r], pl->nmv[r], 1);
-		barrier(p, 1, 1);
-		err = write_pointers(p, r, &super);
-		if (err)
-			break;
-		barrier(p, 0, super);
-		bitmaps_touch(p, pl->mv[r], pl->nmv[r], 0);
-		/* round 1's release goes out with round 2's first barrier */
-		if (r || !pl->nmv[1])
-			barrier(p, 1, 1);
+	switch (s->step) {
+	case MP_STEP_BEGIN:
+		/* finish.c's super_block_save(), then the not-clean mark */
+		mp_toolio_write(&p->t, super_blk(p->fs), 1);
+		*flush = 1;
+		break;
+	case MP_STEP_RESERVE:
+		bitmaps_touch(p, mv, n, 1);
+		*flush = 1;
+		break;
+	case MP_STEP_COPY:
+		err = write_copies(p, mv, n);
+		break;
+	case MP_STEP_SWITCH:
+		err = write_pointers(p, s->round, &super);
+		*flush |= super;
+		break;
+	case MP_STEP_RELEASE:
+		bitmaps_touch(p, mv, n, 0);
+		*flush = 1;
+		break;
+	case MP_STEP_BARRIER:
+		barrier(p, *flush);
+		*flush = 0;
+		break;
+	case MP_STEP_STOP:
+		break;		/* no signal comes in the model */
+	case MP_STEP_END:
+		*flush = 1;
+		break;
 	}
-	if (!err)
-		barrier(p, 0, 1);
+	return err;
+}
+
+/* main.c's repack(): the write order, step by step. */
+static errcode_t write_order(struct tp *p)
+{
+	struct mp_step_at s[MP_ORDER_MAX];
+	__u32 n = mp_write_order(p->mp->plan.nmv, 0, s), i;
+	errcode_t err = 0;
+	int flush = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = write_step(p, &s[i], &flush);
 	return err;
 }
 

@@ -24,6 +24,7 @@
 #include "config.h"
 #endif
 #include "e3metapack.h"
+#include "core/iosizes.h"
 
 struct scan_ctx {
 	struct e3mp	*mp;
@@ -694,7 +695,7 @@ errcode_t inode_scan_and_record(struct e3mp *mp)
 	if (!err)
 		err = ext2fs_get_memzero(sizeof(*batch), &batch);
 	if (!err)
-		err = ext2fs_open_inode_scan(fs, 0, &scan);
+		err = ext2fs_open_inode_scan(fs, MP_SCAN_CHUNK, &scan);
 	if (err)
 		goto out;
 	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE, 0);

@@ -2,7 +2,9 @@
 /*
  * finish.c --- the steps of the write order, and closing the volume
  *
- * main.c's repack() runs them, in this order:
+ * main.c's repack() runs them in the write order of core/order.c (each
+ * barrier a write_barrier() of its own, after transaction_begin() and
+ * transaction_end() too):
  *
  *   transaction_begin   mark not clean                       barrier
  *   per round (at most two):
@@ -130,7 +132,7 @@ errcode_t transaction_begin(struct e3mp *mp)
 		return err;
 	mp->fs->super->s_state &= ~EXT2_VALID_FS;
 	ext2fs_mark_super_dirty(mp->fs);
-	return write_barrier(mp);
+	return 0;
 }
 
 /* Step 1's bitmap half, with the checks that make the copies safe. */
@@ -166,7 +168,7 @@ errcode_t transaction_end(struct e3mp *mp)
 {
 	mp->fs->super->s_state |= EXT2_VALID_FS;
 	ext2fs_mark_super_dirty(mp->fs);
-	return write_barrier(mp);
+	return 0;
 }
 
 /*

@@ -18,8 +18,7 @@
 #include <stdlib.h>
 
 #include "e3metapack.h"
-
-#define BATCH_BYTES	(8U << 20)
+#include "core/iosizes.h"
 
 struct copy {
 	blk64_t		from;
@@ -161,7 +160,7 @@ static errcode_t copy_batch(struct e3mp *mp, struct copy *c, __u32 n,
 errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n)
 {
 	ext2_filsys fs = mp->fs;
-	__u32 per = BATCH_BYTES / fs->blocksize, i, k;
+	__u32 per = MP_COPY_BATCH_BYTES / fs->blocksize, i, k;
 	struct copy *c = NULL;
 	char *buf = NULL;
 	errcode_t err;
