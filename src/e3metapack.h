@@ -208,7 +208,6 @@ struct e3mp {
 
 /* cli.c */
 errcode_t parse_args(int argc, char **argv, struct e3mp_options *opt);
-extern const char *const e3mp_dirs_words[];	/* by enum e3mp_dirs */
 void usage(FILE *f);
 void print_version(void);
 

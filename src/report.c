@@ -12,24 +12,18 @@
 #include <string.h>
 
 #include "e3metapack.h"
+#include "core/words.h"
 
 /* The --order value in force. */
 static const char *order_name(enum e3mp_order o)
 {
-	return o == E3MP_ORDER_DELETE ? "delete" : "fsck";
+	return mp_word(MP_WORDS_ORDER, o);
 }
 
 /* The --home value in force: the rule the report calls "rule". */
 static const char *homing_name(enum e3mp_homing h)
 {
-	switch (h) {
-	case E3MP_HOME_DATA:
-		return "data";
-	case E3MP_HOME_INLINE:
-		return "inline";
-	default:
-		return "inode";
-	}
+	return mp_word(MP_WORDS_HOME, h);
 }
 
 static __u64 ind_total(const struct e3mp *mp)
@@ -150,7 +144,7 @@ static void json_dirs(const struct e3mp *mp, FILE *f)
 
 	fprintf(f, "\"directories\":{\"mode\":\"%s\",\"block_mapped\":%llu,"
 		"\"blocks\":%llu,\"moved\":%llu,\"no_space\":%llu,",
-		e3mp_dirs_words[mp->opt.dirs],
+		mp_word(MP_WORDS_DIRS, mp->opt.dirs),
 		(unsigned long long) mp->st.dirs_mapped,
 		(unsigned long long) mp->st.dir_blocks,
 		(unsigned long long) p->dir_moved,

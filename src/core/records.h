@@ -12,7 +12,7 @@
 
 #include "lib/array.h"
 
-/* (cli.c parses --home by this order) */
+/* (core/words.c names --home's values by this order) */
 enum e3mp_homing {
 	E3MP_HOME_INODE = 0,	/* a file's run, in its inode's group */
 	E3MP_HOME_DATA,		/* each block, in the group of its data */
@@ -20,17 +20,18 @@ enum e3mp_homing {
 };
 
 /*
- * (cli.c parses --order by this order) The order of a file's run of
- * indirect blocks in its metacluster: as e2fsck's pass 1 reads them
- * (pre-order, children first to last), or as the kernel frees them when
- * the file is deleted or truncated (pre-order, children last to first).
+ * (core/words.c names --order's values by this order) The order of a
+ * file's run of indirect blocks in its metacluster: as e2fsck's pass 1
+ * reads them (pre-order, children first to last), or as the kernel
+ * frees them when the file is deleted or truncated (pre-order, children
+ * last to first).
  */
 enum e3mp_order {
 	E3MP_ORDER_FSCK = 0,
 	E3MP_ORDER_DELETE
 };
 
-/* Where directory blocks go (cli.c parses --dirs by this order). */
+/* Where directory blocks go (core/words.c names them in this order). */
 enum e3mp_dirs {
 	E3MP_DIRS_LEAVE = 0,	/* not recorded: they stay */
 	E3MP_DIRS_PACK,		/* after the group's INDs, at its end */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "e3metapack.h"
+#include "core/words.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -41,14 +42,27 @@ static const struct option long_opts[] = {
 	{ NULL,		0,			NULL, 0 }
 };
 
-void usage(FILE *f)
+/* The synopsis, the values of --home, --order and --dirs from words.c. */
+static void usage_synopsis(FILE *f)
 {
+	char w[MP_WORDS_COUNT][128];
+	int o;
+
+	for (o = 0; o < MP_WORDS_COUNT; o++)
+		mp_words_join(o, "|", w[o], sizeof(w[o]));
 	fprintf(f,
 "Usage: e3metapack [-fnpv] [-z undo_file] [-d debug_flags] [--json]\n"
-"                  [--home=inode|data|inline] [--order=fsck|delete]\n"
+"                  [--home=%s] [--order=%s]\n"
 "                  [--mc-max=percent]\n"
-"                  [--dirs=leave|pack|itable|roots|volume]\n"
-"                  [--partition=N] [--disk=S,F,H,R] [-V] [-h] device\n"
+"                  [--dirs=%s]\n"
+"                  [--partition=N] [--disk=S,F,H,R] [-V] [-h] device\n",
+		w[MP_WORDS_HOME], w[MP_WORDS_ORDER], w[MP_WORDS_DIRS]);
+}
+
+void usage(FILE *f)
+{
+	usage_synopsis(f);
+	fprintf(f,
 "\n"
 "Move every indirect block of an unmounted ext2/ext3 volume into the\n"
 "metacluster at the tail of its block group, so e2fsck reads them in\n"
@@ -100,21 +114,24 @@ static int parse_number(const char *s, unsigned long max, unsigned long *out)
 	return errno || !*s || *end || *s == '-' || *out > max;
 }
 
-/* The index of @s in the NULL-terminated @words, in *@out. */
-static int parse_word(const char *s, const char *const *words,
-		      unsigned long *out)
+/*
+ * The value of word @s of option @o in *@out; else a usage error that
+ * names the values there are (opt->bad, in @msg).
+ */
+static errcode_t parse_word(struct e3mp_options *opt, enum mp_word_option o,
+			    const char *s, unsigned long *out)
 {
-	for (*out = 0; words[*out]; ++*out)
-		if (!strcmp(s, words[*out]))
-			return 0;
-	return 1;
-}
+	static char msg[256];
+	char list[128];
 
-/* (in the order of enum e3mp_homing, e3mp_order and e3mp_dirs) */
-static const char *const home_words[] = { "inode", "data", "inline", NULL };
-static const char *const order_words[] = { "fsck", "delete", NULL };
-const char *const e3mp_dirs_words[] = { "leave", "pack", "itable", "roots",
-					"volume", NULL };
+	if (!mp_word_value(o, s, out))
+		return 0;
+	mp_words_join(o, ", ", list, sizeof(list));
+	snprintf(msg, sizeof(msg), "%s value '%s' (one of %s)",
+		 mp_words[o].option, s, list);
+	opt->bad = msg;
+	return EINVAL;
+}
 
 static errcode_t parse_one(int c, struct e3mp_options *opt)
 {
@@ -134,18 +151,18 @@ static errcode_t parse_one(int c, struct e3mp_options *opt)
 			return opt->bad = "--debug", EINVAL;
 		break;
 	case OPT_HOME:
-		if (parse_word(optarg, home_words, &v))
-			return opt->bad = "--home", EINVAL;
+		if (parse_word(opt, MP_WORDS_HOME, optarg, &v))
+			return EINVAL;
 		opt->homing = v;
 		break;
 	case OPT_ORDER:
-		if (parse_word(optarg, order_words, &v))
-			return opt->bad = "--order", EINVAL;
+		if (parse_word(opt, MP_WORDS_ORDER, optarg, &v))
+			return EINVAL;
 		opt->order = v;
 		break;
 	case OPT_DIRS:
-		if (parse_word(optarg, e3mp_dirs_words, &v))
-			return opt->bad = "--dirs", EINVAL;
+		if (parse_word(opt, MP_WORDS_DIRS, optarg, &v))
+			return EINVAL;
 		opt->dirs = v;
 		break;
 	case OPT_PARTITION:
