@@ -17,7 +17,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "plan/plan.h"
-#include "model/disk.h"
+#include "model/model.h"
 #include "e3mp_err.h"
 #include "errclass.h"
 #include "lib/stop.h"
@@ -166,21 +166,17 @@ struct e3mp {
 	__u32			next, ext_alloc;
 	ext2fs_block_bitmap	seen;		/* blocks referenced by inodes */
 	ext2fs_block_bitmap	dirblk[2];	/* directories' first, other */
-	struct mp_extra		*xr;		/* EA blocks, slow symlinks */
-	__u32			nx, x_alloc;
 	ext2fs_block_bitmap	eablk;		/* EA blocks seen */
 	struct prefetch		*pf;		/* a batch's indirect blocks */
-	__u32			*cut;		/* each batch's first inode */
-	__u32			ncut, cut_alloc;
 	__u32			*walk_ino;	/* dirwalk.c: directories, */
 	__u32			*walk_rank;	/* ... their walk order */
 
 	/* plan */
 	struct mp_geom		geom;
 	struct mp_plan		plan;
-	struct mp_prediction	pred[2];	/* e2fsck -fn: before, after */
-	blk64_t			journal_sb;	/* the journal's block 0 */
-	struct mp_tool_prediction tool;		/* the run itself */
+
+	/* the model: the inputs the scan notes, its figures (model.h) */
+	struct mp_model		*model;
 
 	/* conditions -n reports instead of refusing; main() prints them */
 	errcode_t		warn[8];
@@ -283,7 +279,6 @@ void prefetch_free(struct e3mp *mp);
 
 /* predict.c: e2fsck -fn's time on the model disk, before and after */
 errcode_t predict_fsck(struct e3mp *mp);
-void predict_group_io(void *priv, __u32 grp, struct mp_group_io *out);
 
 /* predtool.c: the run's own time on the model disk */
 errcode_t predict_tool(struct e3mp *mp);

@@ -83,7 +83,7 @@ static void json_prediction(FILE *f, const char *name,
 /* "tool_ms": the run's own time on the model disk; null: nothing moves. */
 static void json_tool(const struct e3mp *mp, FILE *f)
 {
-	const struct mp_tool_prediction *t = &mp->tool;
+	const struct mp_tool_prediction *t = mp_model_tool(mp->model);
 
 	if (!t->valid) {
 		fputs(",\"tool_ms\":null", f);
@@ -107,9 +107,9 @@ static void json_predicted(const struct e3mp *mp, FILE *f)
 		"\"mb_per_s\":%g,\"reference\":%s},", d->settle_ms,
 		d->stroke_ms, d->half_rot_ms, d->mb_per_s,
 		mp_disk_is_default(d) ? "true" : "false");
-	json_prediction(f, "before_ms", &mp->pred[0]);
+	json_prediction(f, "before_ms", mp_model_fsck(mp->model, 0));
 	fputc(',', f);
-	json_prediction(f, "after_ms", &mp->pred[1]);
+	json_prediction(f, "after_ms", mp_model_fsck(mp->model, 1));
 	json_tool(mp, f);
 	fputc('}', f);
 }
@@ -292,7 +292,7 @@ static int text_time(char *buf, size_t len, double before, double after)
 /* The run's own time on the same disk. */
 static void text_tool(const struct e3mp *mp, FILE *f)
 {
-	const struct mp_tool_prediction *t = &mp->tool;
+	const struct mp_tool_prediction *t = mp_model_tool(mp->model);
 
 	if (!t->valid) {
 		fputs("e3metapack itself: nothing to move\n", f);
@@ -310,10 +310,12 @@ static void text_tool(const struct e3mp *mp, FILE *f)
 static void text_predicted(const struct e3mp *mp, FILE *f)
 {
 	const struct mp_disk_params *d = &mp->opt.disk;
+	const struct mp_prediction *b = mp_model_fsck(mp->model, 0);
+	const struct mp_prediction *a = mp_model_fsck(mp->model, 1);
 	char t[96], part[160];
 	int k, col;
 
-	text_time(t, sizeof(t), mp->pred[0].total_ms, mp->pred[1].total_ms);
+	text_time(t, sizeof(t), b->total_ms, a->total_ms);
 	if (mp_disk_is_default(d))
 		fprintf(f, "Predicted e2fsck -fn on the reference disk: %s\n",
 			t);
@@ -323,7 +325,7 @@ static void text_predicted(const struct e3mp *mp, FILE *f)
 			d->stroke_ms, d->half_rot_ms, d->mb_per_s, t);
 	col = 0;
 	for (k = 0; k < MP_K_COUNT; k++) {
-		text_time(t, sizeof(t), mp->pred[0].ms[k], mp->pred[1].ms[k]);
+		text_time(t, sizeof(t), b->ms[k], a->ms[k]);
 		snprintf(part, sizeof(part), "%s %s%s", kind_text[k], t,
 			 k + 1 < MP_K_COUNT ? "," : "");
 		if (col && col + 1 + strlen(part) > 78) {

@@ -12,7 +12,9 @@
 # resize2fs's files include resize2fs.h.  The objects the build made
 # must agree: no file calls a function or uses a variable defined in a
 # directory above its own, and no two files depend on each other, also
-# through others (a cycle), in their includes or their symbols.
+# through others (a cycle), in their includes or their symbols.  The
+# model is at arm's length: the tool's files see it through model/model.h
+# only; its disk and walks (model/disk.h) are the model's own.
 
 # shellcheck source=tests/lib.sh
 . "${0%/*}/lib.sh"
@@ -56,6 +58,12 @@ while read -r f; do
 			fail "$f includes $h, of a layer above its own"
 	done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$SRC/$f")
 done <"$T/sources"
+
+check "only the model's files (model/, predict/) include model/disk.h"
+awk '$2 == "model/disk.h" && $1 !~ /^(model|predict)\// { print $1 }' \
+	"$T/inc.pairs" >"$T/disk.users"
+[ ! -s "$T/disk.users" ] ||
+	fail "the model disk's header included by $(tr '\n' ' ' <"$T/disk.users")"
 
 check "no include cycle"
 tsort "$T/inc.pairs" >/dev/null 2>"$T/tsort.err" ||

@@ -6,7 +6,8 @@
  * model of bench/hddmodel.py (the bench replays e2fsck's real read log
  * through it; the formulas must stay the same so the figures agree), and
  * fsckmodel.c walks the reads e2fsck 1.47 makes, in its order, from what
- * the scan holds.
+ * the scan holds.  The model's files only (model/, predict/): the
+ * tool sees the model through model.h.
  */
 #ifndef E3MP_DISK_H
 #define E3MP_DISK_H
@@ -15,19 +16,7 @@
 
 #include "core/geom.h"
 #include "core/records.h"
-
-/* The reference disk: a 7200-rpm drive, as bench/hddmodel.py's. */
-#define MP_DISK_SETTLE_MS	1.0	/* track-to-track settle */
-#define MP_DISK_STROKE_MS	15.0	/* full stroke, settle included */
-#define MP_DISK_HALF_ROT_MS	4.17	/* half a rotation at 7200 rpm */
-#define MP_DISK_MB_PER_S	150.0	/* media transfer rate, 10^6 B/s */
-
-struct mp_disk_params {
-	double	settle_ms;
-	double	stroke_ms;
-	double	half_rot_ms;
-	double	mb_per_s;
-};
+#include "model/model.h"
 
 /* One disk, one request at a time; the disk is the volume. */
 struct mp_disk {
@@ -39,34 +28,10 @@ struct mp_disk {
 	__u64		reads, seeks, blocks;
 };
 
-void mp_disk_default(struct mp_disk_params *p);
-errcode_t mp_disk_parse(const char *s, struct mp_disk_params *p);
-int mp_disk_is_default(const struct mp_disk_params *p);
 void mp_disk_init(struct mp_disk *d, const struct mp_disk_params *p,
 		  __u64 span, unsigned int blocksize);
 double mp_disk_seek_ms(const struct mp_disk *d, __u64 dist);
 double mp_disk_read(struct mp_disk *d, blk64_t blk, __u64 count);
-
-/* Where e2fsck's time goes. */
-enum mp_kind {
-	MP_K_ITABLE = 0,	/* inode tables */
-	MP_K_BITMAP,		/* block and inode bitmaps */
-	MP_K_IND,		/* IND/DIND/TIND blocks of files */
-	MP_K_DIR,		/* directory blocks (pass 2) */
-	MP_K_JOURNAL,		/* journal superblock and IND blocks */
-	MP_K_OTHER,		/* superblock, descriptors, resize inode */
-	MP_K_COUNT
-};
-
-/*
- * Other blocks pass 1 reads for an inode: its extended-attribute block
- * (with the deferred inodes: e2fsck defers an inode that has one) and a
- * slow symlink's block (as soon as the scan reaches the inode).
- */
-#define MP_X_EA		1	/* first reference to an EA block */
-#define MP_X_EA_AGAIN	2	/* a shared EA block, already read */
-#define MP_X_SYMLINK	3
-#define MP_X_HTREE	4	/* an htree directory's root (its block 0) */
 
 struct mp_extra {
 	blk64_t		blk;
@@ -112,12 +77,6 @@ struct mp_fsck_vol {
 	void			*priv;
 };
 
-struct mp_prediction {
-	double	ms[MP_K_COUNT];
-	double	total_ms;
-	__u64	reads, seeks, blocks;
-};
-
 errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
 			  const struct mp_disk_params *dp,
 			  const struct ind_rec *rec, __u32 nrec, int after,
@@ -149,9 +108,6 @@ struct mp_set_ops {
 			int value);
 };
 
-blk64_t mp_undo_unit_first(blk64_t blk, __u32 unit, __u32 skew,
-			   __u32 *count);
-
 struct mp_toolio {
 	struct mp_disk		d;
 	const struct mp_set_ops	*ops;
@@ -165,13 +121,6 @@ struct mp_toolio {
 	__u64			syncs;
 };
 
-/* What the report says of the run's own time (predtool.c). */
-struct mp_tool_prediction {
-	int	valid;		/* 0: nothing to move, not predicted */
-	double	total_ms, scan_ms, read_ms, write_ms;
-	__u64	reads, writes, seeks;
-};
-
 void mp_toolio_init(struct mp_toolio *t, const struct mp_disk_params *p,
 		    blk64_t nblocks, unsigned int blocksize, __u32 unit,
 		    __u32 skew, const struct mp_set_ops *ops, void *priv);
@@ -179,5 +128,20 @@ void mp_toolio_read(struct mp_toolio *t, blk64_t blk, __u64 count);
 void mp_toolio_read_unit(struct mp_toolio *t, blk64_t blk);
 void mp_toolio_write(struct mp_toolio *t, blk64_t blk, __u64 count);
 void mp_toolio_sync(struct mp_toolio *t);
+
+/*
+ * The model's own state (model.c): its inputs, which the scan notes
+ * through model.h, and its figures, which predict/ works out and the
+ * report reads through model.h.
+ */
+struct mp_model {
+	struct mp_extra		*xr;		/* EA blocks, slow symlinks */
+	__u32			nx, x_alloc;
+	__u32			*cut;		/* each scan batch's first inode */
+	__u32			ncut, cut_alloc;
+	blk64_t			journal_sb;	/* the journal's block 0 */
+	struct mp_prediction	pred[2];	/* e2fsck -fn: before, after */
+	struct mp_tool_prediction tool;		/* the run itself */
+};
 
 #endif /* E3MP_DISK_H */

@@ -10,6 +10,8 @@
 #include "config.h"
 #endif
 #include "e3metapack.h"
+#include "model/disk.h"
+#include "predict/predict.h"
 
 /* What e2fsck, and the inode scan, read of group @grp. */
 void predict_group_io(void *priv, __u32 grp, struct mp_group_io *out)
@@ -91,20 +93,20 @@ errcode_t predict_fsck(struct e3mp *mp)
 		.desc_first = fs->super->s_first_data_block + 1,
 		.desc_blocks = fs->desc_blocks,
 		.dir_index = ext2fs_has_feature_dir_index(fs->super),
-		.x = mp->xr,
-		.nx = mp->nx,
+		.x = mp->model->xr,
+		.nx = mp->model->nx,
 		.ops = &fsck_ops,
 		.priv = mp,
 	};
 	errcode_t err;
 
 	err = special_blocks(mp, &v);
-	mp->journal_sb = v.journal_sb;
+	mp->model->journal_sb = v.journal_sb;
 	if (!err)
 		err = mp_predict_fsck(&v, &mp->opt.disk, mp->rec, mp->nrec, 0,
-				      &mp->pred[0]);
+				      &mp->model->pred[0]);
 	if (!err)
 		err = mp_predict_fsck(&v, &mp->opt.disk, mp->rec, mp->nrec, 1,
-				      &mp->pred[1]);
+				      &mp->model->pred[1]);
 	return err;
 }

@@ -38,6 +38,8 @@
 #include <string.h>
 
 #include "e3metapack.h"
+#include "model/disk.h"
+#include "predict/predict.h"
 #include "core/iosizes.h"
 #include "core/itable.h"
 #include "core/order.h"
@@ -106,10 +108,10 @@ static void read_open(struct tp *p)
 	mp_toolio_read(&p->t, super_blk(fs), 1);
 	mp_toolio_read(&p->t, fs->super->s_first_data_block + 1,
 		       fs->desc_blocks);
-	if (p->mp->journal_sb) {
+	if (p->mp->model->journal_sb) {
 		mp_toolio_read(&p->t, inode_table_block(fs,
 				fs->super->s_journal_inum), 1);
-		mp_toolio_read(&p->t, p->mp->journal_sb, 1);
+		mp_toolio_read(&p->t, p->mp->model->journal_sb, 1);
 	}
 	for (g = 0; g < fs->group_desc_count; g++) {
 		if (!(csum && ext2fs_bg_flags_test(fs, g,
@@ -244,12 +246,12 @@ static errcode_t read_group(struct tp *p, dgrp_t g)
 
 	predict_group_io(p->mp, g, &gi);
 	while (b < gi.itable_blocks && !err) {
-		if (p->cut >= mp->ncut || (mp->cut[p->cut] - 1) / ipg != g) {
+		if (p->cut >= mp->model->ncut || (mp->model->cut[p->cut] - 1) / ipg != g) {
 			mp_toolio_read(&p->t, gi.itable + b,
 				       gi.itable_blocks - b);
 			break;
 		}
-		cb = (mp->cut[p->cut] - 1) % ipg / ipb / MP_SCAN_CHUNK *
+		cb = (mp->model->cut[p->cut] - 1) % ipg / ipb / MP_SCAN_CHUNK *
 		     MP_SCAN_CHUNK;
 		if (cb >= gi.itable_blocks)
 			cb = gi.itable_blocks - 1;
@@ -257,8 +259,8 @@ static errcode_t read_group(struct tp *p, dgrp_t g)
 		mp_toolio_read(&p->t, gi.itable + cb,
 			       gi.itable_blocks - cb < MP_SCAN_CHUNK ?
 			       gi.itable_blocks - cb : MP_SCAN_CHUNK);
-		err = read_batch(p, mp->cut[p->cut - 1],
-				 mp->cut[p->cut] - 1);
+		err = read_batch(p, mp->model->cut[p->cut - 1],
+				 mp->model->cut[p->cut] - 1);
 		p->cut++;
 		b = cb;
 	}
@@ -287,8 +289,8 @@ static errcode_t read_scan(struct tp *p)
 	p->cut = 1;		/* the first batch starts the scan */
 	for (g = 0; g < p->fs->group_desc_count && !err; g++)
 		err = read_group(p, g);
-	if (!err && p->mp->ncut)
-		err = read_batch(p, p->mp->cut[p->mp->ncut - 1],
+	if (!err && p->mp->model->ncut)
+		err = read_batch(p, p->mp->model->cut[p->mp->model->ncut - 1],
 				 p->fs->super->s_inodes_count);
 	if (!err && p->mp->geom.nwalk)
 		err = read_dirs(p);
@@ -529,7 +531,7 @@ static errcode_t sets_alloc(struct tp *p)
 }
 
 /*
- * The run's requests through the model disk: mp->tool.  Not predicted
+ * The run's requests through the model disk: the model's tool figures.  Not predicted
  * (valid 0) when nothing moves.
  */
 errcode_t predict_tool(struct e3mp *mp)
@@ -539,7 +541,7 @@ errcode_t predict_tool(struct e3mp *mp)
 	errcode_t err;
 	int i;
 
-	memset(&mp->tool, 0, sizeof(mp->tool));
+	memset(&mp->model->tool, 0, sizeof(mp->model->tool));
 	if (!(mp->plan.nmv[0] + mp->plan.nmv[1]))
 		return 0;
 	undo_unit_blocks(mp, mp->undo_unit, &unit, &skew);
@@ -554,17 +556,17 @@ errcode_t predict_tool(struct e3mp *mp)
 		err = read_scan(&p);
 	}
 	if (!err) {
-		mp->tool.scan_ms = p.t.read_ms;
+		mp->model->tool.scan_ms = p.t.read_ms;
 		err = write_order(&p);
 	}
 	if (!err) {
-		mp->tool.valid = 1;
-		mp->tool.read_ms = p.t.read_ms;
-		mp->tool.write_ms = p.t.write_ms;
-		mp->tool.total_ms = p.t.read_ms + p.t.write_ms;
-		mp->tool.reads = p.t.reads;
-		mp->tool.writes = p.t.writes;
-		mp->tool.seeks = p.t.d.seeks;
+		mp->model->tool.valid = 1;
+		mp->model->tool.read_ms = p.t.read_ms;
+		mp->model->tool.write_ms = p.t.write_ms;
+		mp->model->tool.total_ms = p.t.read_ms + p.t.write_ms;
+		mp->model->tool.reads = p.t.reads;
+		mp->model->tool.writes = p.t.writes;
+		mp->model->tool.seeks = p.t.d.seeks;
 	}
 	for (i = 0; i < MP_S_COUNT; i++)
 		if (p.set[i])

@@ -182,16 +182,7 @@ static errcode_t record_data(struct scan_ctx *sc, blk64_t blk, blk64_t ref)
 static errcode_t record_extra(struct e3mp *mp, ext2_ino_t ino, blk64_t blk,
 			      __u32 kind)
 {
-	errcode_t err;
-
-	err = mp_grow(&mp->xr, &mp->x_alloc, mp->nx, sizeof(*mp->xr));
-	if (err)
-		return err;
-	mp->xr[mp->nx].blk = blk;
-	mp->xr[mp->nx].ino = ino;
-	mp->xr[mp->nx].kind = kind;
-	mp->nx++;
-	return 0;
+	return mp_model_note_extra(mp->model, ino, blk, kind);
 }
 
 /* Every block an inode refers to must be sane before anything moves. */
@@ -623,12 +614,7 @@ static __u64 ind_estimate(ext2_filsys fs, ext2_ino_t ino,
 /* Note @ino as the first inode of a batch, for predtool.c. */
 static errcode_t batch_cut(struct e3mp *mp, ext2_ino_t ino)
 {
-	errcode_t err;
-
-	err = mp_grow(&mp->cut, &mp->cut_alloc, mp->ncut, sizeof(*mp->cut));
-	if (!err)
-		mp->cut[mp->ncut++] = ino;
-	return err;
+	return mp_model_note_batch(mp->model, ino);
 }
 
 static errcode_t scan_all(struct scan_ctx *sc, ext2_inode_scan scan,
@@ -677,8 +663,12 @@ errcode_t inode_scan_and_record(struct e3mp *mp)
 	char *buf = NULL;
 	errcode_t err;
 
-	mp->ncut = 0;
-	err = ext2fs_allocate_block_bitmap(fs, "claimed blocks", &mp->seen);
+	/* the model's inputs, noted afresh (model.h) */
+	mp_model_free(&mp->model);
+	err = mp_model_new(&mp->model);
+	if (!err)
+		err = ext2fs_allocate_block_bitmap(fs, "claimed blocks",
+						   &mp->seen);
 	if (!err)
 		err = ext2fs_allocate_block_bitmap(fs, "directory roots",
 						   &mp->dirblk[0]);

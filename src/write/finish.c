@@ -193,10 +193,9 @@ errcode_t volume_close(struct e3mp *mp, int failed)
 	if (mp->eablk)
 		ext2fs_free_block_bitmap(mp->eablk);
 	mp->dirblk[0] = mp->dirblk[1] = mp->eablk = NULL;
-	ext2fs_free_mem(&mp->xr);
 	mp_plan_free(&mp->plan);
 	ext2fs_free_mem(&mp->rec);
-	ext2fs_free_mem(&mp->cut);
+	mp_model_free(&mp->model);
 	ext2fs_free_mem(&mp->walk_ino);
 	ext2fs_free_mem(&mp->walk_rank);
 	mp->geom.nwalk = 0;
