@@ -48,13 +48,20 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * The plan's counts, and pass 1's reads of indirect blocks and their
+ * seeks as the model of e2fsck walks them (the "indirect" of
+ * "predicted").
+ */
 static void json_figures(FILE *f, const char *name,
-			 const struct mp_figures *x)
+			 const struct mp_figures *x,
+			 const struct mp_prediction *m)
 {
 	fprintf(f, "\"%s\":{\"in_metacluster\":%llu,\"groups\":%llu,"
 		"\"fsck_reads\":%llu,\"fsck_seeks\":%llu}", name,
 		(unsigned long long) x->in_mc, (unsigned long long) x->groups,
-		(unsigned long long) x->reads, (unsigned long long) x->seeks);
+		(unsigned long long) m->kind_reads[MP_K_IND],
+		(unsigned long long) m->kind_seeks[MP_K_IND]);
 }
 
 /* JSON names and text of enum mp_kind, in its order. */
@@ -234,9 +241,9 @@ static void report_json(struct e3mp *mp, FILE *f, const char *status,
 		order_name(mp->opt.order), mp->opt.mc_max_pct,
 		mp->opt.dry_run ? "true" : "false");
 	json_scan(mp, f);
-	json_figures(f, "before", &p->before);
+	json_figures(f, "before", &p->before, mp_model_fsck(mp->model, 0));
 	fputc(',', f);
-	json_figures(f, "after", &p->after);
+	json_figures(f, "after", &p->after, mp_model_fsck(mp->model, 1));
 	json_moves(p, f);
 	json_dirs(mp, f);
 	fputs("\"undo_file\":", f);
@@ -383,7 +390,9 @@ static void text_plan(const struct e3mp *mp, FILE *f, const char *verb)
 	fprintf(f, "  %-24s %12s %12s\n", "", "before", "after");
 	text_row(f, "in their metacluster", p->before.in_mc, p->after.in_mc);
 	text_row(f, "groups holding them", p->before.groups, p->after.groups);
-	text_row(f, "e2fsck pass 1 reads", p->before.reads, p->after.reads);
+	text_row(f, "e2fsck pass 1 reads",
+		 mp_model_fsck(mp->model, 0)->kind_reads[MP_K_IND],
+		 mp_model_fsck(mp->model, 1)->kind_reads[MP_K_IND]);
 	fprintf(f, "Metaclusters: %llu groups; %s %llu indirect blocks, "
 		"evacuating %llu data blocks (%llu parked)\n",
 		(unsigned long long) p->mc_groups, verb,

@@ -21,7 +21,7 @@
 /*
  * Inodes with indirect blocks e2fsck's pass 1 defers before it reads
  * their blocks, sorted (e2fsck/pass1.c's process_inodes() batch):
- * plan/estimate.c and model/fsckmodel.c model it.
+ * model/fsckmodel.c, the one model of pass 1, walks it.
  */
 #define MP_E2FSCK_BATCH		256
 

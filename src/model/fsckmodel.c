@@ -68,7 +68,11 @@ struct walk {
 
 static void rd(struct walk *w, blk64_t blk, __u64 count, enum mp_kind k)
 {
+	__u64 reads = w->d.reads, seeks = w->d.seeks;
+
 	w->out->ms[k] += mp_disk_read(&w->d, blk, count);
+	w->out->kind_reads[k] += w->d.reads - reads;
+	w->out->kind_seeks[k] += w->d.seeks - seeks;
 }
 
 static blk64_t loc(const struct walk *w, const struct ind_rec *r)

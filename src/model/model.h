@@ -57,6 +57,8 @@ struct mp_prediction {
 	double	ms[MP_K_COUNT];
 	double	total_ms;
 	__u64	reads, seeks, blocks;
+	/* of the reads and seeks, those of each kind */
+	__u64	kind_reads[MP_K_COUNT], kind_seeks[MP_K_COUNT];
 };
 
 /* What the report says of the run's own time (predtool.c). */

@@ -82,7 +82,7 @@ static void planner_free(struct planner *pl);
 static errcode_t plan_layout(struct planner *pl);
 static errcode_t homes_and_order(struct planner *pl, __u32 *demand);
 static errcode_t build_geometry(struct planner *pl, const __u32 *demand);
-static void count_figures(struct planner *pl);
+static errcode_t count_figures(struct planner *pl);
 static void order_for_delete(struct planner *pl);
 
 errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
@@ -102,7 +102,7 @@ errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
 	if (!err)
 		err = plan_layout(&pl);
 	if (!err)
-		count_figures(&pl);
+		err = count_figures(&pl);
 	planner_free(&pl);
 	if (err)
 		mp_plan_free(p);
@@ -454,9 +454,35 @@ static int in_region(struct planner *pl, blk64_t blk)
 	return slot_index(pl->p, blk) != NO_SLOT;
 }
 
-static void count_figures(struct planner *pl)
+/* The groups holding indirect blocks (directory blocks aside). */
+static errcode_t count_groups(struct planner *pl, int after,
+			      struct mp_figures *out)
+{
+	__u8 *seen;
+	errcode_t err;
+	__u32 i;
+
+	err = ext2fs_get_memzero(pl->g->group_count, &seen);
+	if (err)
+		return err;
+	for (i = 0; i < pl->nrec; i++) {
+		const struct ind_rec *r = &pl->rec[i];
+		__u32 grp;
+
+		if (r->flags & REC_DIR)
+			continue;
+		grp = mp_group_of(pl->g, after ? r->dest : r->blk);
+		out->groups += !seen[grp];
+		seen[grp] = 1;
+	}
+	ext2fs_free_mem(&seen);
+	return 0;
+}
+
+static errcode_t count_figures(struct planner *pl)
 {
 	struct mp_plan *p = pl->p;
+	errcode_t err;
 	__u32 i;
 
 	for (i = 0; i < pl->nrec; i++) {
@@ -476,4 +502,6 @@ static void count_figures(struct planner *pl)
 		else
 			p->unclustered++;
 	}
+	err = count_groups(pl, 0, &p->before);
+	return err ? err : count_groups(pl, 1, &p->after);
 }

@@ -30,11 +30,13 @@ struct mp_space_ops {
 	void	(*take)(void *priv, blk64_t blk);
 };
 
+/*
+ * The plan's counts of indirect blocks, before and after; what e2fsck's
+ * pass 1 makes of them is the model's (model/model.h).
+ */
 struct mp_figures {
 	__u64	in_mc;		/* indirect blocks inside their metacluster */
 	__u64	groups;		/* groups holding indirect blocks */
-	__u64	reads;		/* indirect-block reads of e2fsck pass 1 */
-	__u64	seeks;		/* ... that do not follow the previous one */
 };
 
 struct mp_plan {
@@ -81,9 +83,5 @@ errcode_t mp_plan_build(struct mp_plan *p, const struct mp_geom *g,
 			const struct mp_space_ops *ops, void *priv);
 void mp_plan_free(struct mp_plan *p);
 void mp_slots_free(struct mp_plan *p);
-
-/* estimate.c: e2fsck pass 1's indirect-block reads, before or after. */
-errcode_t mp_estimate(const struct mp_geom *g, const struct ind_rec *rec,
-		      __u32 nrec, int after, struct mp_figures *out);
 
 #endif /* E3MP_PLAN_H */

@@ -117,9 +117,5 @@ errcode_t planfeed_plan(struct e3mp *mp)
 	err = mp_plan_build(p, &mp->geom, mp->opt.homing, mp->rec, mp->nrec,
 			    mp->ext, mp->next, &space_ops, &sp);
 	ext2fs_free_block_bitmap(sp.work);
-	if (!err)
-		err = mp_estimate(&mp->geom, mp->rec, mp->nrec, 0, &p->before);
-	if (!err)
-		err = mp_estimate(&mp->geom, mp->rec, mp->nrec, 1, &p->after);
 	return err;
 }
