@@ -149,7 +149,8 @@ while IFS= read -r line; do
 		compare "$img" "$name" "$args" || diffs=$((diffs + 1))
 	done
 done <<<"$(t0300_cases)"
+skipped=${E3MP_IDENTITY_SKIP:+, JSON without $E3MP_IDENTITY_SKIP}
 echo "# identity: $images images, $runs combinations, $diffs differ" \
-     "(old $OLD, new $NEW${E3MP_IDENTITY_SKIP:+, JSON without $E3MP_IDENTITY_SKIP})"
+     "(old $OLD, new $NEW$skipped)"
 [ "$diffs" -eq 0 ] || fail "$diffs of $runs runs differ"
 check "every run identical"

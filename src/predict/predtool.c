@@ -531,8 +531,8 @@ static errcode_t sets_alloc(struct tp *p)
 }
 
 /*
- * The run's requests through the model disk: the model's tool figures.  Not predicted
- * (valid 0) when nothing moves.
+ * The run's requests through the model disk: the model's tool figures.
+ * Not predicted (valid 0) when nothing moves.
  */
 errcode_t predict_tool(struct e3mp *mp)
 {
