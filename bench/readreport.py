@@ -30,7 +30,7 @@ import subprocess
 import sys
 
 LIMIT = 5.0     # read-all penalty allowed for the default rule, %
-DEFAULT_RULE = "inode"  # e3metapack's --home when none is given (src/cli.c)
+DEFAULT_RULE = "inode"  # e3metapack's --home when none is given (src/gate/cli.c)
 TODAY_RULE = "inode"    # the layout before issue 12 (inode homing)
 FSCK_WORSE_MAX = 5.0    # default's fsck no worse than today's by more, %
 PENALTY1_MAX = 25.0     # 1-segment read-all penalty of the other rule, %

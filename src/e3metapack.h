@@ -11,16 +11,16 @@
 #ifndef E3METAPACK_H
 #define E3METAPACK_H
 
-#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 
 #include <ext2fs/ext2fs.h>
 
-#include "plan.h"
-#include "disk.h"
+#include "plan/plan.h"
+#include "model/model.h"
 #include "e3mp_err.h"
 #include "errclass.h"
+#include "lib/stop.h"
 
 /*
  * Images and devices over 2 GiB need a 64-bit off_t in every open(),
@@ -30,9 +30,6 @@
  */
 _Static_assert(sizeof(off_t) == 8,
 	       "off_t must be 64 bits (include config.h first)");
-
-/* Set by main()'s SIGINT/SIGTERM handler; the core stops at a safe point. */
-extern volatile sig_atomic_t e3mp_stop;
 
 /* Exit codes; documented in e3metapack(8) and the README. */
 #define E3MP_EXIT_CHANGED	0	/* repacked (with -n: would repack) */
@@ -169,21 +166,17 @@ struct e3mp {
 	__u32			next, ext_alloc;
 	ext2fs_block_bitmap	seen;		/* blocks referenced by inodes */
 	ext2fs_block_bitmap	dirblk[2];	/* directories' first, other */
-	struct mp_extra		*xr;		/* EA blocks, slow symlinks */
-	__u32			nx, x_alloc;
 	ext2fs_block_bitmap	eablk;		/* EA blocks seen */
 	struct prefetch		*pf;		/* a batch's indirect blocks */
-	__u32			*cut;		/* each batch's first inode */
-	__u32			ncut, cut_alloc;
 	__u32			*walk_ino;	/* dirwalk.c: directories, */
 	__u32			*walk_rank;	/* ... their walk order */
 
 	/* plan */
 	struct mp_geom		geom;
 	struct mp_plan		plan;
-	struct mp_prediction	pred[2];	/* e2fsck -fn: before, after */
-	blk64_t			journal_sb;	/* the journal's block 0 */
-	struct mp_tool_prediction tool;		/* the run itself */
+
+	/* the model: the inputs the scan notes, its figures (model.h) */
+	struct mp_model		*model;
 
 	/* conditions -n reports instead of refusing; main() prints them */
 	errcode_t		warn[8];
@@ -211,7 +204,6 @@ struct e3mp {
 
 /* cli.c */
 errcode_t parse_args(int argc, char **argv, struct e3mp_options *opt);
-extern const char *const e3mp_dirs_words[];	/* by enum e3mp_dirs */
 void usage(FILE *f);
 void print_version(void);
 
@@ -220,6 +212,7 @@ errcode_t resolve_device(const char *spec, const char **device);
 errcode_t check_device(struct e3mp *mp);
 errcode_t open_volume(struct e3mp *mp);
 errcode_t check_volume(struct e3mp *mp);
+const char *volume_label(const struct e3mp *mp);
 
 /* prepare.c: check_device .. planfeed_plan, all before the first write */
 errcode_t volume_prepare(struct e3mp *mp);
@@ -233,9 +226,6 @@ errcode_t volume_lock(const char *dev, int dry_run, struct e3mp_lock *lk);
 errcode_t partitions_probe(const char *dev, struct e3mp_part **parts,
 			   int *nparts, __u64 *dev_size);
 const char *partition_skip_reason(const struct e3mp_part *p);
-void probe_fs_type(int fd, __u64 offset, __u64 size, char *type,
-		   size_t len);
-int fs_type_is_ext(const char *type);
 
 /* bitmapio.c */
 io_manager bitmap_layer(struct e3mp *mp, io_manager inner);
@@ -263,7 +253,6 @@ struct mp_ptr_write {
 errcode_t undo_bound(const struct e3mp *mp, __u32 unit, __u64 *bytes);
 errcode_t undo_pointer_writes(const struct e3mp *mp, int round,
 			      struct mp_ptr_write **pw, __u32 *n);
-blk64_t inode_table_block(ext2_filsys fs, ext2_ino_t ino);
 
 /* scan.c */
 errcode_t inode_scan_and_record(struct e3mp *mp);
@@ -290,7 +279,6 @@ void prefetch_free(struct e3mp *mp);
 
 /* predict.c: e2fsck -fn's time on the model disk, before and after */
 errcode_t predict_fsck(struct e3mp *mp);
-void predict_group_io(void *priv, __u32 grp, struct mp_group_io *out);
 
 /* predtool.c: the run's own time on the model disk */
 errcode_t predict_tool(struct e3mp *mp);
@@ -305,7 +293,7 @@ errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n);
 /* fixptr.c */
 errcode_t pointers_rewrite(struct e3mp *mp, struct mp_move *mv, __u32 n);
 
-/* finish.c: the steps of the write order, and closing the volume */
+/* finish.c: the steps of the write order (core/order.c), and closing */
 errcode_t transaction_begin(struct e3mp *mp);
 errcode_t blocks_reserve(struct e3mp *mp, const struct mp_move *mv, __u32 n);
 errcode_t write_barrier(struct e3mp *mp);
@@ -324,7 +312,6 @@ void progress_attach(struct e3mp *mp);
 void progress_done(struct e3mp *mp);
 
 /* report.c */
-const char *volume_label(const struct e3mp *mp);
 void report_print(struct e3mp *mp, FILE *f, const char *status,
 		  int exit_code);
 void report_json_failure(const struct e3mp *mp, FILE *f, const char *status,

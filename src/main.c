@@ -2,24 +2,24 @@
 /*
  * main.c --- e3metapack: pack indirect blocks into per-group metaclusters
  *
- * The pipeline, in order:
- *   parse_args          command line (cli.c)
- *   resolve_device      LABEL=/UUID= through libblkid (open.c)
- *   volume_lock         one run per volume at a time (lock.c)
+ * The pipeline, in order, each stage a directory of src/:
+ *   parse_args          command line (gate/cli.c)
+ *   resolve_device      LABEL=/UUID= through libblkid (gate/open.c)
+ *   volume_lock         one run per volume at a time (gate/lock.c)
  *   partitions_probe    a whole-disk image: each partition in turn
  * volume_prepare() (prepare.c) then runs, up to the first write:
  *   check_device        an ext2/3/4 filesystem, not mounted or busy
- *   open_volume         with the undo file stacked under it (undo.c)
+ *   open_volume         with the undo file stacked under it (io/undo.c)
  *   check_volume        clean, freshly checked, supported features,
- *                       sane descriptors, journal and bitmaps
- *   planfeed_geometry   the planner's view of the volume (planfeed.c)
- *   inode_scan_and_record   every indirect block, checked (scan.c)
- *   planfeed_plan       metaclusters, destinations, evacuations
- *                       (plan.c, evacuate.c, estimate.c)
- *   predict_fsck        e2fsck -fn's time on the model disk (predict.c)
+ *                       sane descriptors, journal and bitmaps (gate/)
+ *   planfeed_geometry   the planner's view of the volume (plan/)
+ *   inode_scan_and_record   every indirect block, checked (scan/)
+ *   planfeed_plan       metaclusters, destinations, evacuations (plan/)
+ *   predict_fsck        e2fsck -fn's time on the model disk (predict/)
  *   undo_space_check    room for the undo file the plan will write
- *                       (undo.c, undobound.c)
- * and, unless -n or nothing moves, repack(), the write order (finish.c):
+ *                       (io/undo.c, io/undobound.c)
+ *   predict_tool        the run's own time on the model disk (predict/)
+ * and, unless -n or nothing moves, repack(), the write order (write/):
  *   transaction_begin   mark not clean                     barrier
  *   per round (evacuations, then indirect blocks into the slots):
  *     blocks_reserve    destinations marked in use
@@ -47,8 +47,7 @@
 #include <et/com_err.h>
 
 #include "e3metapack.h"
-
-volatile sig_atomic_t e3mp_stop;
+#include "core/order.h"
 
 static const char *program_name = "e3metapack";
 
@@ -301,58 +300,63 @@ static int prepare(struct e3mp *mp)
 }
 
 /*
- * One round of the write order (finish.c says why it is safe): each
- * step is on stable storage before the next one starts.  With @more
- * (another round follows), the release stays in memory: the next
- * round's first barrier writes it out with that round's reservations.
+ * One step of the write order (core/order.c; write/finish.c says why it
+ * is safe): each barrier puts what came before on stable storage.
  */
-static errcode_t round_run(struct e3mp *mp, struct mp_move *mv, __u32 n,
-			   int more)
+static errcode_t step_run(struct e3mp *mp, const struct mp_step_at *s)
 {
-	errcode_t err;
+	struct mp_move *mv = mp->plan.mv[s->round];
+	__u32 n = mp->plan.nmv[s->round];
 
-	if (!n)
+	switch (s->step) {
+	case MP_STEP_BEGIN:
+		return transaction_begin(mp);
+	case MP_STEP_RESERVE:
+		return blocks_reserve(mp, mv, n);
+	case MP_STEP_COPY:
+		return blocks_copy(mp, mv, n);
+	case MP_STEP_SWITCH:
+		return pointers_rewrite(mp, mv, n);
+	case MP_STEP_RELEASE:
+		blocks_release(mp, mv, n);
 		return 0;
-	err = blocks_reserve(mp, mv, n);
-	if (!err)
-		err = blocks_copy(mp, mv, n);
-	if (!err)
-		err = write_barrier(mp);
-	if (!err)
-		err = pointers_rewrite(mp, mv, n);
-	if (!err)
-		err = write_barrier(mp);
-	if (err)
-		return err;
-	blocks_release(mp, mv, n);
-	return more ? 0 : write_barrier(mp);
+	case MP_STEP_BARRIER:
+		return write_barrier(mp);
+	case MP_STEP_STOP:
+		return e3mp_stop ? E3MP_INTERRUPTED : 0;
+	case MP_STEP_END:
+		return transaction_end(mp);
+	}
+	return 0;
 }
 
-/* Round 1 empties metacluster slots, round 2 fills them. */
+/*
+ * The write order, step by step: round 1 empties metacluster slots,
+ * round 2 fills them.  A signal between the rounds switches to the
+ * order that ends there (after which the run is interrupted).
+ */
 static errcode_t repack(struct e3mp *mp)
 {
-	errcode_t err;
+	struct mp_step_at s[MP_ORDER_MAX];
+	__u32 n, i;
+	errcode_t err = 0;
+	int stopped = 0;
 
 	if (e3mp_stop)
 		return E3MP_INTERRUPTED;
 	print_undo_notice(mp);
-	err = transaction_begin(mp);
-	if (!err)
-		err = round_run(mp, mp->plan.mv[0], mp->plan.nmv[0],
-				mp->plan.nmv[1] != 0);
-	if (!err && e3mp_stop && mp->plan.nmv[1]) {
-		/* round 1's release first: never in one barrier with clean */
-		err = write_barrier(mp);
-		if (!err)
-			err = transaction_end(mp);
-		return err ? err : E3MP_INTERRUPTED;
+	n = mp_write_order(mp->plan.nmv, 0, s);
+	for (i = 0; i < n && !err; i++) {
+		if (s[i].step == MP_STEP_END && !stopped)
+			progress_done(mp);
+		err = step_run(mp, &s[i]);
+		if (err == E3MP_INTERRUPTED && s[i].step == MP_STEP_STOP) {
+			n = mp_write_order(mp->plan.nmv, 1, s);
+			stopped = 1;
+			err = 0;
+		}
 	}
-	if (!err)
-		err = round_run(mp, mp->plan.mv[1], mp->plan.nmv[1], 0);
-	progress_done(mp);
-	if (!err)
-		err = transaction_end(mp);
-	return err;
+	return err ? err : stopped ? E3MP_INTERRUPTED : 0;
 }
 
 /* A run that did not fail: the report, or why nothing moved. */

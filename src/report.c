@@ -12,36 +12,18 @@
 #include <string.h>
 
 #include "e3metapack.h"
-
-/* "DEVICE", or "DEVICE partition N" inside a whole-disk image. */
-const char *volume_label(const struct e3mp *mp)
-{
-	static char buf[4096];
-	const char *dev = mp->device ? mp->device : mp->opt.spec;
-
-	if (!mp->part)
-		return dev;
-	snprintf(buf, sizeof(buf), "%s partition %d", dev, mp->part->partno);
-	return buf;
-}
+#include "core/words.h"
 
 /* The --order value in force. */
 static const char *order_name(enum e3mp_order o)
 {
-	return o == E3MP_ORDER_DELETE ? "delete" : "fsck";
+	return mp_word(MP_WORDS_ORDER, o);
 }
 
 /* The --home value in force: the rule the report calls "rule". */
 static const char *homing_name(enum e3mp_homing h)
 {
-	switch (h) {
-	case E3MP_HOME_DATA:
-		return "data";
-	case E3MP_HOME_INLINE:
-		return "inline";
-	default:
-		return "inode";
-	}
+	return mp_word(MP_WORDS_HOME, h);
 }
 
 static __u64 ind_total(const struct e3mp *mp)
@@ -66,13 +48,20 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * The plan's counts, and pass 1's reads of indirect blocks and their
+ * seeks as the model of e2fsck walks them (the "indirect" of
+ * "predicted").
+ */
 static void json_figures(FILE *f, const char *name,
-			 const struct mp_figures *x)
+			 const struct mp_figures *x,
+			 const struct mp_prediction *m)
 {
 	fprintf(f, "\"%s\":{\"in_metacluster\":%llu,\"groups\":%llu,"
 		"\"fsck_reads\":%llu,\"fsck_seeks\":%llu}", name,
 		(unsigned long long) x->in_mc, (unsigned long long) x->groups,
-		(unsigned long long) x->reads, (unsigned long long) x->seeks);
+		(unsigned long long) m->kind_reads[MP_K_IND],
+		(unsigned long long) m->kind_seeks[MP_K_IND]);
 }
 
 /* JSON names and text of enum mp_kind, in its order. */
@@ -101,7 +90,7 @@ static void json_prediction(FILE *f, const char *name,
 /* "tool_ms": the run's own time on the model disk; null: nothing moves. */
 static void json_tool(const struct e3mp *mp, FILE *f)
 {
-	const struct mp_tool_prediction *t = &mp->tool;
+	const struct mp_tool_prediction *t = mp_model_tool(mp->model);
 
 	if (!t->valid) {
 		fputs(",\"tool_ms\":null", f);
@@ -125,9 +114,9 @@ static void json_predicted(const struct e3mp *mp, FILE *f)
 		"\"mb_per_s\":%g,\"reference\":%s},", d->settle_ms,
 		d->stroke_ms, d->half_rot_ms, d->mb_per_s,
 		mp_disk_is_default(d) ? "true" : "false");
-	json_prediction(f, "before_ms", &mp->pred[0]);
+	json_prediction(f, "before_ms", mp_model_fsck(mp->model, 0));
 	fputc(',', f);
-	json_prediction(f, "after_ms", &mp->pred[1]);
+	json_prediction(f, "after_ms", mp_model_fsck(mp->model, 1));
 	json_tool(mp, f);
 	fputc('}', f);
 }
@@ -162,7 +151,7 @@ static void json_dirs(const struct e3mp *mp, FILE *f)
 
 	fprintf(f, "\"directories\":{\"mode\":\"%s\",\"block_mapped\":%llu,"
 		"\"blocks\":%llu,\"moved\":%llu,\"no_space\":%llu,",
-		e3mp_dirs_words[mp->opt.dirs],
+		mp_word(MP_WORDS_DIRS, mp->opt.dirs),
 		(unsigned long long) mp->st.dirs_mapped,
 		(unsigned long long) mp->st.dir_blocks,
 		(unsigned long long) p->dir_moved,
@@ -252,9 +241,9 @@ static void report_json(struct e3mp *mp, FILE *f, const char *status,
 		order_name(mp->opt.order), mp->opt.mc_max_pct,
 		mp->opt.dry_run ? "true" : "false");
 	json_scan(mp, f);
-	json_figures(f, "before", &p->before);
+	json_figures(f, "before", &p->before, mp_model_fsck(mp->model, 0));
 	fputc(',', f);
-	json_figures(f, "after", &p->after);
+	json_figures(f, "after", &p->after, mp_model_fsck(mp->model, 1));
 	json_moves(p, f);
 	json_dirs(mp, f);
 	fputs("\"undo_file\":", f);
@@ -310,7 +299,7 @@ static int text_time(char *buf, size_t len, double before, double after)
 /* The run's own time on the same disk. */
 static void text_tool(const struct e3mp *mp, FILE *f)
 {
-	const struct mp_tool_prediction *t = &mp->tool;
+	const struct mp_tool_prediction *t = mp_model_tool(mp->model);
 
 	if (!t->valid) {
 		fputs("e3metapack itself: nothing to move\n", f);
@@ -328,10 +317,12 @@ static void text_tool(const struct e3mp *mp, FILE *f)
 static void text_predicted(const struct e3mp *mp, FILE *f)
 {
 	const struct mp_disk_params *d = &mp->opt.disk;
+	const struct mp_prediction *b = mp_model_fsck(mp->model, 0);
+	const struct mp_prediction *a = mp_model_fsck(mp->model, 1);
 	char t[96], part[160];
 	int k, col;
 
-	text_time(t, sizeof(t), mp->pred[0].total_ms, mp->pred[1].total_ms);
+	text_time(t, sizeof(t), b->total_ms, a->total_ms);
 	if (mp_disk_is_default(d))
 		fprintf(f, "Predicted e2fsck -fn on the reference disk: %s\n",
 			t);
@@ -341,7 +332,7 @@ static void text_predicted(const struct e3mp *mp, FILE *f)
 			d->stroke_ms, d->half_rot_ms, d->mb_per_s, t);
 	col = 0;
 	for (k = 0; k < MP_K_COUNT; k++) {
-		text_time(t, sizeof(t), mp->pred[0].ms[k], mp->pred[1].ms[k]);
+		text_time(t, sizeof(t), b->ms[k], a->ms[k]);
 		snprintf(part, sizeof(part), "%s %s%s", kind_text[k], t,
 			 k + 1 < MP_K_COUNT ? "," : "");
 		if (col && col + 1 + strlen(part) > 78) {
@@ -399,7 +390,9 @@ static void text_plan(const struct e3mp *mp, FILE *f, const char *verb)
 	fprintf(f, "  %-24s %12s %12s\n", "", "before", "after");
 	text_row(f, "in their metacluster", p->before.in_mc, p->after.in_mc);
 	text_row(f, "groups holding them", p->before.groups, p->after.groups);
-	text_row(f, "e2fsck pass 1 reads", p->before.reads, p->after.reads);
+	text_row(f, "e2fsck pass 1 reads",
+		 mp_model_fsck(mp->model, 0)->kind_reads[MP_K_IND],
+		 mp_model_fsck(mp->model, 1)->kind_reads[MP_K_IND]);
 	fprintf(f, "Metaclusters: %llu groups; %s %llu indirect blocks, "
 		"evacuating %llu data blocks (%llu parked)\n",
 		(unsigned long long) p->mc_groups, verb,

@@ -3,7 +3,7 @@
 # t0260-scan-reads: the scan reads indirect blocks the way e2fsck's pass 1
 # should: a group's inodes at a time, their IND/DIND/TIND blocks in block
 # order, in sweeps up the disk, neighbours in one request
-# (src/prefetch.c).
+# (src/scan/prefetch.c).
 # From the tool's own pread64 calls (strace) on a dry run, against the
 # indirect blocks debugfs lists: every indirect block is read once; the
 # requests that read them go backwards at most three times per group (one

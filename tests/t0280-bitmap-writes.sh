@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # t0280-bitmap-writes: a run writes a group's block bitmap only when that
-# group's bitmap changes (src/bitmapio.c).  libext2fs writes every
+# group's bitmap changes (src/io/bitmapio.c).  libext2fs writes every
 # group's block bitmap at each barrier that changed any; on volumes of
 # many groups where the moves touch a few, those writes were a sweep of
 # the disk per barrier.  From the tool's own pwrite64 calls (strace) on

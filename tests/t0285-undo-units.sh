@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # t0285-undo-units: what a run with an undo file reads and writes for
-# the undo manager's sake (src/bitmapio.c, src/finish.c).
+# the undo manager's sake (src/io/bitmapio.c, src/write/finish.c).
 #
 # Before its first write into a unit, the undo manager reads the whole
 # unit to save it.  A block bitmap's unit also holds blocks the run has

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * test_disk.c --- unit tests of the model disk (src/disk.c) and of the
- * walk of e2fsck -fn's reads through it (src/fsckmodel.c)
+ * test_disk.c --- unit tests of the model disk (src/model/disk.c) and of the
+ * walk of e2fsck -fn's reads through it (src/model/fsckmodel.c)
  *
  * The disk's arithmetic is checked against the formulas of
  * bench/hddmodel.py, computed here by hand.  The walk is checked by
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "disk.h"
+#include "model/disk.h"
 #include "unit.h"
 
 #define NEAR(a, b)	(fabs((a) - (b)) < 1e-9 * (1 + fabs(b)))
@@ -212,17 +212,23 @@ static void add(__u32 ino, blk64_t blk, __u8 level, __u8 flags)
 static struct mp_disk want_d;
 static struct mp_prediction want;
 
+static void ex(blk64_t blk, __u64 count, enum mp_kind k);
+
 static void ex_start(void)
 {
 	memset(&want, 0, sizeof(want));
 	mp_disk_init(&want_d, &ref, vol.span, vol.blocksize);
-	want.ms[MP_K_OTHER] += mp_disk_read(&want_d, 1, 1);	/* sb */
-	want.ms[MP_K_OTHER] += mp_disk_read(&want_d, 2, 1);	/* desc */
+	ex(1, 1, MP_K_OTHER);		/* superblock */
+	ex(2, 1, MP_K_OTHER);		/* descriptors */
 }
 
 static void ex(blk64_t blk, __u64 count, enum mp_kind k)
 {
+	__u64 reads = want_d.reads, seeks = want_d.seeks;
+
 	want.ms[k] += mp_disk_read(&want_d, blk, count);
+	want.kind_reads[k] += want_d.reads - reads;
+	want.kind_seeks[k] += want_d.seeks - seeks;
 }
 
 static void ex_bitmaps(void)
@@ -252,6 +258,14 @@ static int check(int after)
 	EXPECT(got.blocks == want_d.blocks && got.seeks == want_d.seeks,
 	       "blocks/seeks %llu/%llu, want %llu/%llu", ULL(got.blocks),
 	       ULL(got.seeks), ULL(want_d.blocks), ULL(want_d.seeks));
+	/* each kind's seeks; the indirect blocks' reads (JSON fsck_reads) */
+	for (k = 0; k < MP_K_COUNT; k++)
+		EXPECT(got.kind_seeks[k] == want.kind_seeks[k],
+		       "%s: %llu seeks, want %llu", names[k],
+		       ULL(got.kind_seeks[k]), ULL(want.kind_seeks[k]));
+	EXPECT(got.kind_reads[MP_K_IND] == want.kind_reads[MP_K_IND],
+	       "ind: %llu reads, want %llu", ULL(got.kind_reads[MP_K_IND]),
+	       ULL(want.kind_reads[MP_K_IND]));
 	return 0;
 }
 

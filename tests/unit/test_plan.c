@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * test_plan.c --- unit tests of the layout planner (src/plan.c)
+ * test_plan.c --- unit tests of the layout planner (src/plan/plan.c)
  *
  * The planner is driven with synthetic volumes: every block is a cell
  * holding nothing (free), fixed metadata, an indirect block (one of the
@@ -31,7 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
+#include "lib/keyheap.h"
 #include "unit.h"
 
 /* --- the synthetic volume ------------------------------------------------ */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_toolio.c --- unit tests of the replay of the tool's own requests
- * (src/toolio.c) on the model disk
+ * (src/model/toolio.c) on the model disk
  *
  * Each case issues a few reads, writes and syncs and checks what reached
  * the disk against a second model disk driven by hand with the requests
@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "disk.h"
+#include "model/disk.h"
 #include "unit.h"
 
 #define NEAR(a, b)	(fabs((a) - (b)) < 1e-9 * (1 + fabs(b)))

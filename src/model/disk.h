@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * disk.h --- a model HDD, and e2fsck -fn's reads walked through it
+ *
+ * Pure logic, no I/O, so the unit tests can drive it: disk.c is the seek
+ * model of bench/hddmodel.py (the bench replays e2fsck's real read log
+ * through it; the formulas must stay the same so the figures agree), and
+ * fsckmodel.c walks the reads e2fsck 1.47 makes, in its order, from what
+ * the scan holds.  The model's files only (model/, predict/): the
+ * tool sees the model through model.h.
+ */
+#ifndef E3MP_DISK_H
+#define E3MP_DISK_H
+
+#include <ext2fs/ext2fs.h>
+
+#include "core/geom.h"
+#include "core/records.h"
+#include "model/model.h"
+
+/* One disk, one request at a time; the disk is the volume. */
+struct mp_disk {
+	struct mp_disk_params p;
+	double		span;		/* bytes */
+	unsigned int	blocksize;
+	__u64		head;		/* where the last read ended */
+	double		ms;		/* time so far */
+	__u64		reads, seeks, blocks;
+};
+
+void mp_disk_init(struct mp_disk *d, const struct mp_disk_params *p,
+		  __u64 span, unsigned int blocksize);
+double mp_disk_seek_ms(const struct mp_disk *d, __u64 dist);
+double mp_disk_read(struct mp_disk *d, blk64_t blk, __u64 count);
+
+struct mp_extra {
+	blk64_t		blk;
+	__u32		ino;
+	__u32		kind;	/* MP_X_* */
+};
+
+/* What e2fsck reads of one group (0: nothing). */
+struct mp_group_io {
+	blk64_t		itable;
+	__u32		itable_blocks;	/* of it that e2fsck scans */
+	blk64_t		bbitmap;
+	blk64_t		ibitmap;
+};
+
+struct mp_fsck_ops {
+	void	(*group)(void *priv, __u32 grp, struct mp_group_io *out);
+	/*
+	 * The first directory block >= @start: of list 0, the directories'
+	 * first blocks; of list 1, all the others.  Returns 0 if none.
+	 */
+	int	(*next_dir)(void *priv, int list, blk64_t start,
+			    blk64_t *out);
+};
+
+/* The volume, as the walk needs it. */
+struct mp_fsck_vol {
+	const struct mp_geom	*g;
+	unsigned int		blocksize;
+	unsigned int		inode_size;
+	__u64			span;		/* bytes */
+	blk64_t			desc_first;
+	__u32			desc_blocks;
+	__u32			journal_ino;	/* 0: none */
+	blk64_t			journal_sb;	/* its block 0 */
+	blk64_t			resize_dind;	/* 0: none */
+	blk64_t			rgdt_first;
+	__u32			rgdt_blocks;
+	int			dir_index;	/* htree roots first */
+	const struct mp_extra	*x;		/* in inode order */
+	__u32			nx;
+	const struct mp_fsck_ops *ops;
+	void			*priv;
+};
+
+errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
+			  const struct mp_disk_params *dp,
+			  const struct ind_rec *rec, __u32 nrec, int after,
+			  struct mp_prediction *out);
+
+/*
+ * The tool's own I/O on the model disk, replayed as bench/hddmodel.py's
+ * strace command replays an strace log of a run (toolio.c): reads go
+ * through a page cache (a block read or written once is never paid for
+ * again); writes are buffered until the next sync, which writes each
+ * dirty block once, in block order; with an undo file, the first write
+ * to each undo unit first reads the whole unit (libext2fs's undo
+ * manager saves its old contents).  The undo file itself is taken to be
+ * on another disk.  The block sets live behind @ops, so the unit tests
+ * can keep them in arrays and the tool in libext2fs bitmaps.
+ */
+enum mp_set {
+	MP_S_CACHED = 0,	/* in the page cache */
+	MP_S_DIRTY,		/* written since the last sync */
+	MP_S_SAVED,		/* an undo unit's first block: saved */
+	MP_S_COUNT
+};
+
+struct mp_set_ops {
+	/* The first block in [start, end] whose membership is @value. */
+	int	(*find)(void *priv, int set, int value, blk64_t start,
+			blk64_t end, blk64_t *out);
+	void	(*mark)(void *priv, int set, blk64_t blk, __u64 count,
+			int value);
+};
+
+struct mp_toolio {
+	struct mp_disk		d;
+	const struct mp_set_ops	*ops;
+	void			*priv;
+	blk64_t			nblocks;	/* of the volume */
+	__u32			unit;		/* undo unit, blocks; 0: none */
+	__u32			skew;		/* partition offset % unit */
+	double			read_ms, write_ms;
+	__u64			reads, writes;	/* disk requests */
+	__u64			read_blocks, write_blocks;
+	__u64			syncs;
+};
+
+void mp_toolio_init(struct mp_toolio *t, const struct mp_disk_params *p,
+		    blk64_t nblocks, unsigned int blocksize, __u32 unit,
+		    __u32 skew, const struct mp_set_ops *ops, void *priv);
+void mp_toolio_read(struct mp_toolio *t, blk64_t blk, __u64 count);
+void mp_toolio_read_unit(struct mp_toolio *t, blk64_t blk);
+void mp_toolio_write(struct mp_toolio *t, blk64_t blk, __u64 count);
+void mp_toolio_sync(struct mp_toolio *t);
+
+/*
+ * The model's own state (model.c): its inputs, which the scan notes
+ * through model.h, and its figures, which predict/ works out and the
+ * report reads through model.h.
+ */
+struct mp_model {
+	struct mp_extra		*xr;		/* EA blocks, slow symlinks */
+	__u32			nx, x_alloc;
+	__u32			*cut;		/* each scan batch's first inode */
+	__u32			ncut, cut_alloc;
+	blk64_t			journal_sb;	/* the journal's block 0 */
+	struct mp_prediction	pred[2];	/* e2fsck -fn: before, after */
+	struct mp_tool_prediction tool;		/* the run itself */
+};
+
+#endif /* E3MP_DISK_H */

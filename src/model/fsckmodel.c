@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * fsckmodel.c --- e2fsck -fn's reads, in e2fsck 1.47's order, through
+ * the model disk
+ *
+ * The order, as e2fsck's test_io read log shows it (-E readahead_kb=0,
+ * one thread):
+ *   1. the superblock and the group descriptors;
+ *   2. the journal check: the journal inode's inode-table block, the
+ *      journal's indirect blocks (its map is walked for holes), the
+ *      journal superblock; the resize inode's DIND block and the reserved
+ *      GDT blocks it maps;
+ *   3. pass 1: the inode tables, group by group, 8 blocks at a time (the
+ *      inode scan's buffer); a slow symlink's block as soon as the scan
+ *      reaches its inode.  Inodes with indirect blocks or an
+ *      extended-attribute block are deferred and handled in batches of
+ *      at most 256, a batch flushed when full and at each group's end,
+ *      sorted by i_block[EXT2_IND_BLOCK], then EA block, then inode
+ *      number; for each inode its EA block (once: a shared one is read
+ *      by its first owner), then its indirect blocks in pre-order.  A
+ *      full batch is flushed as soon as its last inode is read, in the
+ *      middle of the table.  An htree directory's root block (its block
+ *      0: handle_htree()) is read after its indirect blocks, so at once
+ *      for a directory that has none;
+ *   4. pass 2: the directory blocks sorted by block, with dir_index the
+ *      directories' first blocks before the others, the htree roots
+ *      pass 1 read left out; after the run, a block the plan moves
+ *      (REC_DIR) at its destination;
+ *   5. the block and inode bitmaps, group by group (pass 5 reads them).
+ * e2fsck reads some blocks twice (the journal's map in pass 1 again);
+ * the page cache serves those, so the walk reads each block once.  Not
+ * modelled: extent-tree blocks, and the few blocks e2fsck reads out of
+ * this order (the root directory's first block before pass 1).  Time
+ * is linear in the blocks read; memory is one batch.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/disk.h"
+#include "core/iosizes.h"
+
+struct deferred {
+	blk64_t		key;	/* i_block[EXT2_IND_BLOCK] */
+	blk64_t		ea;	/* EA block, 0: none */
+	int		ea_read;	/* ... read by this inode */
+	__u32		ino;
+	__u32		first;	/* first record */
+	__u32		count;
+	__u32		nind;	/* of them IND/DIND/TIND (not REC_DIR) */
+	blk64_t		htree;	/* htree root, 0: none */
+};
+
+struct walk {
+	const struct mp_fsck_vol *v;
+	const struct ind_rec	*rec;
+	int			after;
+	struct mp_disk		d;
+	struct mp_prediction	*out;
+	struct deferred		batch[MP_E2FSCK_BATCH];
+	__u32			n;
+	blk64_t			*roots;	/* htree roots pass 1 read */
+	__u32			nroots, roots_alloc;
+	errcode_t		err;	/* (of growing roots) */
+};
+
+static void rd(struct walk *w, blk64_t blk, __u64 count, enum mp_kind k)
+{
+	__u64 reads = w->d.reads, seeks = w->d.seeks;
+
+	w->out->ms[k] += mp_disk_read(&w->d, blk, count);
+	w->out->kind_reads[k] += w->d.reads - reads;
+	w->out->kind_seeks[k] += w->d.seeks - seeks;
+}
+
+static blk64_t loc(const struct walk *w, const struct ind_rec *r)
+{
+	return w->after ? r->dest : r->blk;
+}
+
+/* An htree root, read in pass 1: pass 2 finds it in the page cache. */
+static void read_root(struct walk *w, blk64_t blk)
+{
+	__u32 want = w->roots_alloc ? 2 * w->roots_alloc : 64;
+	errcode_t err;
+
+	rd(w, blk, 1, MP_K_DIR);
+	if (w->nroots == w->roots_alloc) {
+		err = ext2fs_resize_mem(w->roots_alloc * sizeof(*w->roots),
+					want * sizeof(*w->roots), &w->roots);
+		if (err) {
+			w->err = err;
+			return;
+		}
+		w->roots_alloc = want;
+	}
+	w->roots[w->nroots++] = blk;
+}
+
+static int cmp_deferred(const void *a, const void *b)
+{
+	const struct deferred *x = a, *y = b;
+
+	if (x->key != y->key)
+		return mp_cmp_u64(x->key, y->key);
+	return x->ea != y->ea ? mp_cmp_u64(x->ea, y->ea) :
+	       mp_cmp_u64(x->ino, y->ino);
+}
+
+static void flush(struct walk *w)
+{
+	__u32 i, k;
+
+	mp_sort(w->batch, w->n, sizeof(w->batch[0]), cmp_deferred);
+	for (i = 0; i < w->n; i++) {
+		const struct deferred *d = &w->batch[i];
+
+		if (d->ea_read)
+			rd(w, d->ea, 1, MP_K_OTHER);
+		/* the journal's map was read by the journal check */
+		if (d->ino == w->v->journal_ino)
+			continue;
+		/* (a directory's own blocks are pass 2's: see pass2()) */
+		for (k = d->first; k < d->first + d->count; k++)
+			if (!(w->rec[k].flags & REC_DIR))
+				rd(w, loc(w, &w->rec[k]), 1, MP_K_IND);
+		if (d->htree)
+			read_root(w, d->htree);
+	}
+	w->n = 0;
+}
+
+/* Superblock, descriptors, journal check, resize inode. */
+static void prologue(struct walk *w, __u32 nrec)
+{
+	const struct mp_fsck_vol *v = w->v;
+	unsigned int bs = v->blocksize;
+	struct mp_group_io gi;
+	__u32 i, ipg = v->g->inodes_per_group;
+
+	rd(w, SUPERBLOCK_OFFSET / bs,
+	   (SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE + bs - 1) / bs -
+	   SUPERBLOCK_OFFSET / bs, MP_K_OTHER);
+	rd(w, v->desc_first, v->desc_blocks, MP_K_OTHER);
+	if (v->journal_ino) {
+		v->ops->group(v->priv, (v->journal_ino - 1) / ipg, &gi);
+		rd(w, gi.itable + (__u64) ((v->journal_ino - 1) % ipg) *
+		   v->inode_size / bs, 1, MP_K_ITABLE);
+		for (i = 0; i < nrec; i++)
+			if (w->rec[i].ino == v->journal_ino)
+				rd(w, loc(w, &w->rec[i]), 1, MP_K_JOURNAL);
+		rd(w, v->journal_sb, 1, MP_K_JOURNAL);
+	}
+	if (v->resize_dind) {
+		rd(w, v->resize_dind, 1, MP_K_OTHER);
+		rd(w, v->rgdt_first, v->rgdt_blocks, MP_K_OTHER);
+	}
+}
+
+/* The next inode pass 1 has work for (0: none), from records @i, @j. */
+static __u32 next_ino(const struct walk *w, __u32 i, __u32 j, __u32 nrec)
+{
+	__u32 a = i < nrec ? w->rec[i].ino : 0;
+	__u32 b = j < w->v->nx ? w->v->x[j].ino : 0;
+
+	return !a || (b && b < a) ? b : a;
+}
+
+/* Inode @d->ino's records and extras; returns its slow symlink block. */
+static blk64_t take_inode(struct walk *w, struct deferred *d, __u32 *i,
+			  __u32 *j, __u32 nrec)
+{
+	const struct mp_extra *x = w->v->x;
+	blk64_t symlink = 0, dir0 = 0;
+
+	d->first = *i;
+	for (; *i < nrec && w->rec[*i].ino == d->ino; (*i)++) {
+		if (w->rec[*i].level == 1 && (w->rec[*i].flags & REC_IN_INODE))
+			d->key = loc(w, &w->rec[*i]);
+		/* (a directory's block 0, where the plan puts it) */
+		if ((w->rec[*i].flags & REC_DIR) && !w->rec[*i].logical)
+			dir0 = loc(w, &w->rec[*i]);
+		d->nind += !(w->rec[*i].flags & REC_DIR);
+		d->count++;
+	}
+	for (; *j < w->v->nx && x[*j].ino == d->ino; (*j)++) {
+		if (x[*j].kind == MP_X_SYMLINK) {
+			symlink = x[*j].blk;
+			continue;
+		}
+		if (x[*j].kind == MP_X_HTREE) {
+			d->htree = dir0 ? dir0 : x[*j].blk;
+			continue;
+		}
+		d->ea = x[*j].blk;
+		d->ea_read = x[*j].kind == MP_X_EA;
+	}
+	return symlink;
+}
+
+/*
+ * Pass 1 over group @grp, whose inodes start at record *@i and extra
+ * *@j: the inode table up to each inode with work, a full batch flushed
+ * there.
+ */
+static void pass1_group(struct walk *w, __u32 grp, __u32 *i, __u32 *j,
+			__u32 nrec)
+{
+	const struct mp_fsck_vol *v = w->v;
+	__u32 ipg = v->g->inodes_per_group, upto = 0, ino, at;
+	struct mp_group_io gi;
+	blk64_t symlink;
+
+	v->ops->group(v->priv, grp, &gi);
+	while ((ino = next_ino(w, *i, *j, nrec)) && (ino - 1) / ipg == grp) {
+		struct deferred d = { .ino = ino };
+
+		symlink = take_inode(w, &d, i, j, nrec);
+		at = (__u64) ((ino - 1) % ipg) * v->inode_size /
+		     v->blocksize / MP_SCAN_CHUNK * MP_SCAN_CHUNK + MP_SCAN_CHUNK;
+		if (at > gi.itable_blocks)
+			at = gi.itable_blocks;
+		if (at > upto) {
+			rd(w, gi.itable + upto, at - upto, MP_K_ITABLE);
+			upto = at;
+		}
+		if (symlink)
+			rd(w, symlink, 1, MP_K_OTHER);
+		if (!d.nind && !d.ea) {
+			if (d.htree)
+				read_root(w, d.htree);
+			continue;
+		}
+		w->batch[w->n++] = d;
+		if (w->n == MP_E2FSCK_BATCH)
+			flush(w);
+	}
+	if (gi.itable_blocks > upto)
+		rd(w, gi.itable + upto, gi.itable_blocks - upto, MP_K_ITABLE);
+	flush(w);
+}
+
+/*
+ * Where pass 2 finds the directory blocks: the volume's lists (ops) or,
+ * after a run that moves some, the lists at their destinations, sorted.
+ */
+struct dirlist {
+	blk64_t		*b;
+	__u64		n, at;
+};
+
+/* The next block of list @l from @start, past the roots pass 1 read. */
+static int next_blk(struct walk *w, struct dirlist *dl, int l,
+		    blk64_t start, blk64_t *out)
+{
+	int has;
+
+	do {
+		if (!dl)
+			has = w->v->ops->next_dir(w->v->priv, l, start, out);
+		else if ((has = dl[l].at < dl[l].n))
+			*out = dl[l].b[dl[l].at++];
+		start = *out + 1;
+	} while (has && w->nroots &&
+		 bsearch(out, w->roots, w->nroots, sizeof(*out), mp_cmp_blk));
+	return has;
+}
+
+/* Pass 2: one list sorted by block, or (dir_index) list 0 then list 1. */
+static void pass2(struct walk *w, struct dirlist *dl)
+{
+	const struct mp_fsck_vol *v = w->v;
+	blk64_t b[2] = { 0, 0 };
+	int has[2], l;
+
+	if (w->nroots)
+		mp_sort(w->roots, w->nroots, sizeof(*w->roots), mp_cmp_blk);
+	has[0] = next_blk(w, dl, 0, 0, &b[0]);
+	has[1] = next_blk(w, dl, 1, 0, &b[1]);
+	for (;;) {
+		if (v->dir_index)
+			l = has[0] ? 0 : 1;
+		else
+			l = has[0] && (!has[1] || b[0] < b[1]) ? 0 : 1;
+		if (!has[l])
+			return;
+		rd(w, b[l], 1, MP_K_DIR);
+		has[l] = next_blk(w, dl, l, b[l] + 1, &b[l]);
+	}
+}
+
+/* A moved directory block: the moves, sorted by @from, are searched. */
+struct dirmove {
+	blk64_t		from, to;
+};
+
+static int cmp_move(const void *a, const void *b)
+{
+	return mp_cmp_blk(&((const struct dirmove *) a)->from,
+		       &((const struct dirmove *) b)->from);
+}
+
+static blk64_t moved_to(const struct dirmove *mv, __u32 n, blk64_t blk)
+{
+	struct dirmove key = { blk, 0 };
+	const struct dirmove *m;
+
+	m = bsearch(&key, mv, n, sizeof(*mv), cmp_move);
+	return m ? m->to : blk;
+}
+
+/* List @l of the volume, each block at its destination, sorted. */
+static errcode_t dest_list(struct walk *w, int l, const struct dirmove *mv,
+			   __u32 nmv, struct dirlist *out)
+{
+	const struct mp_fsck_vol *v = w->v;
+	blk64_t b = 0;
+	__u64 n = 0;
+	errcode_t err;
+
+	for (; v->ops->next_dir(v->priv, l, b, &b); b++)
+		n++;
+	err = ext2fs_get_array(n ? n : 1, sizeof(*out->b), &out->b);
+	if (err)
+		return err;
+	b = 0;
+	for (out->n = 0; out->n < n &&
+	     v->ops->next_dir(v->priv, l, b, &b); b++)
+		out->b[out->n++] = moved_to(mv, nmv, b);
+	mp_sort(out->b, out->n, sizeof(*out->b), mp_cmp_blk);
+	out->at = 0;
+	return 0;
+}
+
+/*
+ * Pass 2 after the run: the directory blocks the plan moves (REC_DIR
+ * records whose destination differs) are read where they will be, which
+ * changes their order, so both lists are rebuilt and sorted again.
+ */
+static errcode_t pass2_after(struct walk *w, __u32 nrec)
+{
+	struct dirlist dl[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
+	struct dirmove *mv;
+	__u32 i, n = 0;
+	errcode_t err;
+
+	for (i = 0; i < nrec; i++)
+		n += (w->rec[i].flags & REC_DIR) &&
+		     w->rec[i].dest != w->rec[i].blk;
+	if (!n) {
+		pass2(w, NULL);
+		return 0;
+	}
+	err = ext2fs_get_array(n, sizeof(*mv), &mv);
+	if (err)
+		return err;
+	for (i = n = 0; i < nrec; i++)
+		if ((w->rec[i].flags & REC_DIR) &&
+		    w->rec[i].dest != w->rec[i].blk)
+			mv[n++] = (struct dirmove) { w->rec[i].blk,
+						     w->rec[i].dest };
+	mp_sort(mv, n, sizeof(*mv), cmp_move);
+	err = dest_list(w, 0, mv, n, &dl[0]);
+	if (!err)
+		err = dest_list(w, 1, mv, n, &dl[1]);
+	if (!err)
+		pass2(w, dl);
+	ext2fs_free_mem(&dl[0].b);
+	ext2fs_free_mem(&dl[1].b);
+	ext2fs_free_mem(&mv);
+	return err;
+}
+
+errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
+			  const struct mp_disk_params *dp,
+			  const struct ind_rec *rec, __u32 nrec, int after,
+			  struct mp_prediction *out)
+{
+	struct walk *w;
+	struct mp_group_io gi;
+	__u32 grp, i = 0, j = 0;
+	errcode_t err;
+	int k;
+
+	memset(out, 0, sizeof(*out));
+	err = ext2fs_get_memzero(sizeof(*w), &w);
+	if (err)
+		return err;
+	w->v = v;
+	w->rec = rec;
+	w->after = after;
+	w->out = out;
+	mp_disk_init(&w->d, dp, v->span, v->blocksize);
+	prologue(w, nrec);
+	for (grp = 0; grp < v->g->group_count; grp++)
+		pass1_group(w, grp, &i, &j, nrec);
+	if (after)
+		err = pass2_after(w, nrec);
+	else
+		pass2(w, NULL);
+	if (!err)
+		err = w->err;
+	ext2fs_free_mem(&w->roots);
+	if (err) {
+		ext2fs_free_mem(&w);
+		return err;
+	}
+	for (grp = 0; grp < v->g->group_count; grp++) {
+		v->ops->group(v->priv, grp, &gi);
+		if (gi.bbitmap)
+			rd(w, gi.bbitmap, 1, MP_K_BITMAP);
+		if (gi.ibitmap)
+			rd(w, gi.ibitmap, 1, MP_K_BITMAP);
+	}
+	for (k = 0; k < MP_K_COUNT; k++)
+		out->total_ms += out->ms[k];
+	out->reads = w->d.reads;
+	out->seeks = w->d.seeks;
+	out->blocks = w->d.blocks;
+	ext2fs_free_mem(&w);
+	return 0;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * predict.c --- e2fsck -fn's time on the model disk, before and after
+ *
+ * Feeds the pure walk (fsckmodel.c) from what the open volume and the
+ * scan hold: the group descriptors (inode tables, bitmaps), the
+ * directory blocks the scan noted, the journal and resize inodes.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "e3metapack.h"
+#include "model/disk.h"
+#include "predict/predict.h"
+
+/* What e2fsck, and the inode scan, read of group @grp. */
+void predict_group_io(void *priv, __u32 grp, struct mp_group_io *out)
+{
+	struct e3mp *mp = priv;
+	ext2_filsys fs = mp->fs;
+	__u64 used = fs->super->s_inodes_per_group;
+	int csum = ext2fs_has_group_desc_csum(fs);
+
+	/* with uninit_bg or metadata_csum the scan skips unused inodes */
+	if (csum && ext2fs_bg_flags_test(fs, grp, EXT2_BG_INODE_UNINIT))
+		used = 0;
+	else if (csum)
+		used -= ext2fs_bg_itable_unused(fs, grp);
+	out->itable = ext2fs_inode_table_loc(fs, grp);
+	out->itable_blocks = out->itable ?
+		(used * EXT2_INODE_SIZE(fs->super) + fs->blocksize - 1) /
+		fs->blocksize : 0;
+	out->bbitmap = csum && ext2fs_bg_flags_test(fs, grp,
+						    EXT2_BG_BLOCK_UNINIT) ?
+		0 : ext2fs_block_bitmap_loc(fs, grp);
+	out->ibitmap = csum && ext2fs_bg_flags_test(fs, grp,
+						    EXT2_BG_INODE_UNINIT) ?
+		0 : ext2fs_inode_bitmap_loc(fs, grp);
+}
+
+static int next_dir(void *priv, int list, blk64_t start, blk64_t *out)
+{
+	struct e3mp *mp = priv;
+	blk64_t end = ext2fs_blocks_count(mp->fs->super) - 1;
+
+	if (start < mp->fs->super->s_first_data_block)
+		start = mp->fs->super->s_first_data_block;
+	if (!mp->dirblk[list] || start > end)
+		return 0;
+	return !ext2fs_find_first_set_block_bitmap2(mp->dirblk[list], start,
+						    end, out);
+}
+
+static const struct mp_fsck_ops fsck_ops = {
+	.group = predict_group_io,
+	.next_dir = next_dir,
+};
+
+/* The journal's block 0 and the resize inode's DIND block. */
+static errcode_t special_blocks(struct e3mp *mp, struct mp_fsck_vol *v)
+{
+	ext2_filsys fs = mp->fs;
+	struct ext2_inode inode;
+	errcode_t err;
+
+	if (ext2fs_has_feature_journal(fs->super) &&
+	    fs->super->s_journal_inum && !fs->super->s_journal_dev) {
+		v->journal_ino = fs->super->s_journal_inum;
+		err = ext2fs_bmap2(fs, v->journal_ino, NULL, NULL, 0, 0,
+				   NULL, &v->journal_sb);
+		if (err)
+			return err;
+	}
+	if (!ext2fs_has_feature_resize_inode(fs->super))
+		return 0;
+	err = ext2fs_read_inode(fs, EXT2_RESIZE_INO, &inode);
+	if (err)
+		return err;
+	v->resize_dind = inode.i_block[EXT2_DIND_BLOCK];
+	v->rgdt_first = v->desc_first + v->desc_blocks;
+	v->rgdt_blocks = fs->super->s_reserved_gdt_blocks;
+	return 0;
+}
+
+errcode_t predict_fsck(struct e3mp *mp)
+{
+	ext2_filsys fs = mp->fs;
+	struct mp_fsck_vol v = {
+		.g = &mp->geom,
+		.blocksize = fs->blocksize,
+		.inode_size = EXT2_INODE_SIZE(fs->super),
+		.span = ext2fs_blocks_count(fs->super) * fs->blocksize,
+		.desc_first = fs->super->s_first_data_block + 1,
+		.desc_blocks = fs->desc_blocks,
+		.dir_index = ext2fs_has_feature_dir_index(fs->super),
+		.x = mp->model->xr,
+		.nx = mp->model->nx,
+		.ops = &fsck_ops,
+		.priv = mp,
+	};
+	errcode_t err;
+
+	err = special_blocks(mp, &v);
+	mp->model->journal_sb = v.journal_sb;
+	if (!err)
+		err = mp_predict_fsck(&v, &mp->opt.disk, mp->rec, mp->nrec, 0,
+				      &mp->model->pred[0]);
+	if (!err)
+		err = mp_predict_fsck(&v, &mp->opt.disk, mp->rec, mp->nrec, 1,
+				      &mp->model->pred[1]);
+	return err;
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * predict.h --- what predict.c gives predtool.c: a group's reads
+ */
+#ifndef E3MP_PREDICT_H
+#define E3MP_PREDICT_H
+
+#include "model/disk.h"
+
+/* What e2fsck, and the inode scan, read of group @grp (@priv: the run). */
+void predict_group_io(void *priv, __u32 grp, struct mp_group_io *out);
+
+#endif /* E3MP_PREDICT_H */
