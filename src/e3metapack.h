@@ -56,6 +56,7 @@ enum e3mp_phase {
 
 struct e3mp;
 struct prefetch;
+struct dirnote;
 typedef void (*e3mp_progress_fn)(struct e3mp *mp, enum e3mp_phase phase,
 				 __u64 done, __u64 total);
 
@@ -175,6 +176,7 @@ struct e3mp {
 	struct prefetch		*pf;		/* a batch's indirect blocks */
 	__u32			*cut;		/* each batch's first inode */
 	__u32			ncut, cut_alloc;
+	struct dirnote		*dnote;		/* dirnote.c: for the checks */
 	__u32			*walk_ino;	/* dirwalk.c: directories, */
 	__u32			*walk_rank;	/* ... their walk order */
 

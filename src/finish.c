@@ -48,6 +48,7 @@
 #include "config.h"
 #endif
 #include "e3metapack.h"
+#include "dircheck.h"
 
 /*
  * One barrier (write_barrier()).  ext2fs_flush2() writes the bitmaps,
@@ -197,6 +198,7 @@ errcode_t volume_close(struct e3mp *mp, int failed)
 	ext2fs_free_mem(&mp->cut);
 	ext2fs_free_mem(&mp->walk_ino);
 	ext2fs_free_mem(&mp->walk_rank);
+	dirnote_free(mp);
 	mp->geom.nwalk = 0;
 	ext2fs_free_mem(&mp->ext);
 	if (!fs)

@@ -24,6 +24,7 @@
 #include "config.h"
 #endif
 #include "e3metapack.h"
+#include "dircheck.h"
 
 struct scan_ctx {
 	struct e3mp	*mp;
@@ -411,13 +412,54 @@ static errcode_t check_journal_size(struct scan_ctx *sc,
 	return E3MP_JOURNAL_INODE;
 }
 
-/* An inode not in use is neither read further nor written. */
+/*
+ * An inode not in use is neither read further nor written.  The
+ * bad-blocks inode has no links; e2fsck reads its map whatever its
+ * i_blocks says, and so does the scan, unless the map is empty.
+ */
 static int inode_unused(ext2_filsys fs, ext2_ino_t ino,
 			struct ext2_inode_large *inode)
 {
+	int i;
+
 	if (ino != EXT2_BAD_INO)
 		return !inode->i_links_count;
+	for (i = 0; i < EXT2_N_BLOCKS; i++)
+		if (inode->i_block[i])
+			return 0;
 	return !ext2fs_inode_data_blocks2(fs, (struct ext2_inode *) inode);
+}
+
+/*
+ * The bad-blocks inode lists blocks the run must never place anything
+ * on: each inside the volume, in use, listed once and not fixed
+ * metadata (which the scan claims first), as e2fsck pass 1 checks it
+ * (not its i_blocks, which e2fsck leaves be).  Its faults get their own
+ * refusal.
+ */
+static errcode_t bad_blocks_err(struct e3mp *mp, errcode_t err)
+{
+	const char *why;
+
+	switch (err) {
+	case E3MP_BAD_POINTER:
+	case EXT2_ET_BAD_IND_BLOCK:
+	case EXT2_ET_BAD_DIND_BLOCK:
+	case EXT2_ET_BAD_TIND_BLOCK:
+		why = "a block outside the filesystem";
+		break;
+	case E3MP_DUP_BLOCK:
+		why = "a block listed twice, or in fixed metadata";
+		break;
+	case E3MP_POINTER_FREE:
+		why = "a block free in the block bitmap";
+		break;
+	default:
+		return err;
+	}
+	mp->err_ino = EXT2_BAD_INO;
+	mp->err_why = why;
+	return E3MP_BAD_BLOCKS;
 }
 
 /*
@@ -499,6 +541,8 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 	if (inode_unused(mp->fs, ino, inode))
 		return 0;
 	err = check_in_use(mp, ino, csum_bad);
+	if (!err)
+		err = dirnote_inode(mp, ino, inode);
 	if (err)
 		return err;
 	sc->ino = ino;
@@ -520,6 +564,8 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 	err = iterate(sc, buf);
 	if (!err && sc->record)
 		err = check_i_blocks(sc, inode);
+	if (ino == EXT2_BAD_INO)
+		err = bad_blocks_err(mp, err);
 	if (!err && ino == mp->fs->super->s_journal_inum)
 		err = check_journal_size(sc, inode);
 	return err;
@@ -666,6 +712,35 @@ static errcode_t scan_all(struct scan_ctx *sc, ext2_inode_scan scan,
 	}
 }
 
+/*
+ * ext2fs_open_inode_scan() read the bad-blocks list (the blocks inside
+ * the volume).  A listed block of fixed metadata (claimed in mp->seen by
+ * now) is no fault to e2fsck, which lives with a bad block in an inode
+ * table or a backup superblock; but the run would read and rewrite
+ * around it, and does not: such a volume is refused as unsupported,
+ * before any inode is read.
+ */
+static errcode_t bad_blocks_precheck(struct e3mp *mp)
+{
+	badblocks_iterate bb;
+	blk_t blk;
+	errcode_t err;
+
+	if (!mp->fs->badblocks)
+		return 0;
+	err = ext2fs_badblocks_list_iterate_begin(mp->fs->badblocks, &bb);
+	if (err)
+		return err;
+	while (ext2fs_badblocks_list_iterate(bb, &blk))
+		if (ext2fs_test_block_bitmap2(mp->seen, blk)) {
+			mp->err_why = "a bad block in fixed metadata";
+			err = E3MP_UNSUPP_FEATURE;
+			break;
+		}
+	ext2fs_badblocks_list_iterate_end(bb);
+	return err;
+}
+
 errcode_t inode_scan_and_record(struct e3mp *mp)
 {
 	ext2_filsys fs = mp->fs;
@@ -695,6 +770,9 @@ errcode_t inode_scan_and_record(struct e3mp *mp)
 		err = ext2fs_get_memzero(sizeof(*batch), &batch);
 	if (!err)
 		err = ext2fs_open_inode_scan(fs, 0, &scan);
+	if (err)
+		goto out;
+	err = bad_blocks_precheck(mp);
 	if (err)
 		goto out;
 	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE, 0);
