@@ -24,6 +24,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <stdlib.h>
 #include <string.h>
 
 #include "e3metapack.h"
@@ -183,7 +184,10 @@ errcode_t dircheck_open(struct e3mp *mp, struct dircheck **out)
 	dc->mp = mp;
 	dc->fs = mp->fs;
 	dc->filetype = ext2fs_has_feature_filetype(mp->fs->super);
-	err = build_dirs(dc);
+	err = ext2fs_get_array(mp->fs->blocksize / EXT2_DIR_REC_LEN(0),
+			       sizeof(*dc->names), &dc->names);
+	if (!err)
+		err = build_dirs(dc);
 	if (!err)
 		err = check_blockless(dc);
 	if (!err)
@@ -204,6 +208,7 @@ void dircheck_close(struct dircheck **dcp)
 		return;
 	ext2fs_free_mem(&dc->d);
 	ext2fs_free_mem(&dc->h);
+	ext2fs_free_mem(&dc->names);
 	ext2fs_free_mem(dcp);
 }
 
@@ -298,6 +303,35 @@ static errcode_t check_entry(struct dircheck *dc, struct dstate *d,
 	return htree_leaf_entry(dc, d, r->logical, de);
 }
 
+static int cmp_dname(const void *a, const void *b)
+{
+	const struct dname *x = a, *y = b;
+
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(x->name, y->name, x->len);
+}
+
+/*
+ * Two entries of one block with one name: e2fsck pass 2 looks for them
+ * block by block, as here (a casefolded directory's names compare by
+ * their folded form, which is e2fsck's to judge: not checked).
+ */
+static errcode_t check_dups(struct dircheck *dc, const struct dstate *d,
+			    const struct ind_rec *r)
+{
+	__u32 i;
+
+	if (dc->nnames < 2 || (d->iflags & EXT4_CASEFOLD_FL))
+		return 0;
+	qsort(dc->names, dc->nnames, sizeof(*dc->names), cmp_dname);
+	for (i = 1; i < dc->nnames; i++)
+		if (!cmp_dname(&dc->names[i - 1], &dc->names[i]))
+			return dc_refuse(dc, E3MP_DIR_ENTRY, d->ino, r->blk,
+					 "two entries with one name");
+	return 0;
+}
+
 /* The entry chain of a directory block, rec_len by rec_len. */
 static errcode_t check_entries(struct dircheck *dc, struct dstate *d,
 			       const struct ind_rec *r, const char *buf)
@@ -305,6 +339,8 @@ static errcode_t check_entries(struct dircheck *dc, struct dstate *d,
 	unsigned int off = 0, len, bs = dc->fs->blocksize;
 	errcode_t err = 0;
 	__u32 n = 0;
+
+	dc->nnames = 0;
 
 	while (!err && off < bs) {
 		const struct ext2_dir_entry *de =
@@ -320,10 +356,16 @@ static errcode_t check_entries(struct dircheck *dc, struct dstate *d,
 		if (EXT2_DIR_REC_LEN(ext2fs_dirent_name_len(de)) > len)
 			return dc_refuse(dc, E3MP_DIR_ENTRY, d->ino, r->blk,
 				      "a name longer than its entry");
-		err = check_entry(dc, d, r, de, n++);
+		err = check_entry(dc, d, r, de, n);
+		if (de->inode && (r->logical || n >= 2)) {
+			dc->names[dc->nnames].name = de->name;
+			dc->names[dc->nnames++].len =
+				ext2fs_dirent_name_len(de);
+		}
+		n++;
 		off += len;
 	}
-	return err;
+	return err ? err : check_dups(dc, d, r);
 }
 
 errcode_t dircheck_block(struct dircheck *dc, const struct ind_rec *r,

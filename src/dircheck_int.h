@@ -35,6 +35,12 @@ struct hblk {
 #define HBLK_NODE	0x2	/* an index node */
 #define HBLK_LEAF	0x4	/* holds names */
 
+/* A name of the block at hand, for the duplicate check. */
+struct dname {
+	const char	*name;
+	unsigned int	len;
+};
+
 struct dircheck {
 	struct e3mp	*mp;
 	ext2_filsys	fs;
@@ -43,6 +49,8 @@ struct dircheck {
 	__u32		nd;
 	struct hblk	*h;
 	__u32		nh;
+	struct dname	*names;		/* a block's, at most one per 12 bytes */
+	__u32		nnames;
 };
 
 struct dstate *dircheck_find(const struct dircheck *dc, __u32 ino);

@@ -286,7 +286,8 @@ errcode_t dirs_walk_order(struct e3mp *mp)
 	    (mp->fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH))
 		w.hash_alg += 3;
 	err = collect_dirs(&w, mp);
-	if (!err && w.nino)
+	/* (a directory without blocks is a fault with none to read) */
+	if (!err)
 		err = dircheck_open(mp, &w.dc);
 	if (!err && w.nino)
 		err = read_dirs(&w, mp);

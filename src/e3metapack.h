@@ -270,6 +270,12 @@ blk64_t inode_table_block(ext2_filsys fs, ext2_ino_t ino);
 /* scan.c */
 errcode_t inode_scan_and_record(struct e3mp *mp);
 
+/* inodecheck.c: what the scan checks besides block maps */
+errcode_t bad_blocks_err(struct e3mp *mp, errcode_t err);
+errcode_t bad_blocks_precheck(struct e3mp *mp);
+errcode_t inode_fields_check(struct e3mp *mp, ext2_ino_t ino,
+			     const struct ext2_inode_large *inode, int nomap);
+
 /* dirwalk.c */
 errcode_t dirs_walk_order(struct e3mp *mp);
 /* A directory block (REC_DIR record @rec at @blk). */

@@ -430,37 +430,6 @@ static int inode_unused(ext2_filsys fs, ext2_ino_t ino,
 	return !ext2fs_inode_data_blocks2(fs, (struct ext2_inode *) inode);
 }
 
-/*
- * The bad-blocks inode lists blocks the run must never place anything
- * on: each inside the volume, in use, listed once and not fixed
- * metadata (which the scan claims first), as e2fsck pass 1 checks it
- * (not its i_blocks, which e2fsck leaves be).  Its faults get their own
- * refusal.
- */
-static errcode_t bad_blocks_err(struct e3mp *mp, errcode_t err)
-{
-	const char *why;
-
-	switch (err) {
-	case E3MP_BAD_POINTER:
-	case EXT2_ET_BAD_IND_BLOCK:
-	case EXT2_ET_BAD_DIND_BLOCK:
-	case EXT2_ET_BAD_TIND_BLOCK:
-		why = "a block outside the filesystem";
-		break;
-	case E3MP_DUP_BLOCK:
-		why = "a block listed twice, or in fixed metadata";
-		break;
-	case E3MP_POINTER_FREE:
-		why = "a block free in the block bitmap";
-		break;
-	default:
-		return err;
-	}
-	mp->err_ino = EXT2_BAD_INO;
-	mp->err_why = why;
-	return E3MP_BAD_BLOCKS;
-}
 
 /*
  * Whether scan_inode() walks the block map of @inode: in use, and of a
@@ -549,6 +518,8 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 	sc->dup_check = 1;
 	err = check_xattr_block(sc, inode);
 	kind = classify(mp, ino, inode);
+	if (!err)
+		err = inode_fields_check(mp, ino, inode, kind == K_SKIP);
 	if (err || kind == K_SKIP)
 		return err;
 	if (kind == K_EXTENT) {
@@ -712,34 +683,6 @@ static errcode_t scan_all(struct scan_ctx *sc, ext2_inode_scan scan,
 	}
 }
 
-/*
- * ext2fs_open_inode_scan() read the bad-blocks list (the blocks inside
- * the volume).  A listed block of fixed metadata (claimed in mp->seen by
- * now) is no fault to e2fsck, which lives with a bad block in an inode
- * table or a backup superblock; but the run would read and rewrite
- * around it, and does not: such a volume is refused as unsupported,
- * before any inode is read.
- */
-static errcode_t bad_blocks_precheck(struct e3mp *mp)
-{
-	badblocks_iterate bb;
-	blk_t blk;
-	errcode_t err;
-
-	if (!mp->fs->badblocks)
-		return 0;
-	err = ext2fs_badblocks_list_iterate_begin(mp->fs->badblocks, &bb);
-	if (err)
-		return err;
-	while (ext2fs_badblocks_list_iterate(bb, &blk))
-		if (ext2fs_test_block_bitmap2(mp->seen, blk)) {
-			mp->err_why = "a bad block in fixed metadata";
-			err = E3MP_UNSUPP_FEATURE;
-			break;
-		}
-	ext2fs_badblocks_list_iterate_end(bb);
-	return err;
-}
 
 errcode_t inode_scan_and_record(struct e3mp *mp)
 {

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * inodecheck.c --- inode fields e2fsck pass 1 would repair, beyond the map
+ *
+ * The scan (scan.c) checks the block map of every inode it walks; here
+ * is what it checks besides: the bad-blocks inode's list, the extended
+ * attribute block fields, and the i_blocks of inodes without a block
+ * map (fast symlinks, devices, inline data), which count the extended
+ * attribute block alone.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "e3metapack.h"
+
+/*
+ * The bad-blocks inode lists blocks the run must never place anything
+ * on: each inside the volume, in use, listed once and not fixed
+ * metadata (which the scan claims first), as e2fsck pass 1 checks it
+ * (not its i_blocks, which e2fsck leaves be).  Its faults get their own
+ * refusal.
+ */
+errcode_t bad_blocks_err(struct e3mp *mp, errcode_t err)
+{
+	const char *why;
+
+	switch (err) {
+	case E3MP_BAD_POINTER:
+	case EXT2_ET_BAD_IND_BLOCK:
+	case EXT2_ET_BAD_DIND_BLOCK:
+	case EXT2_ET_BAD_TIND_BLOCK:
+		why = "a block outside the filesystem";
+		break;
+	case E3MP_DUP_BLOCK:
+		why = "a block listed twice, or in fixed metadata";
+		break;
+	case E3MP_POINTER_FREE:
+		why = "a block free in the block bitmap";
+		break;
+	default:
+		return err;
+	}
+	mp->err_ino = EXT2_BAD_INO;
+	mp->err_why = why;
+	return E3MP_BAD_BLOCKS;
+}
+
+/*
+ * ext2fs_open_inode_scan() read the bad-blocks list (the blocks inside
+ * the volume).  A listed block of fixed metadata (claimed in mp->seen by
+ * now) is no fault to e2fsck, which lives with a bad block in an inode
+ * table or a backup superblock; but the run would read and rewrite
+ * around it, and does not: such a volume is refused as unsupported,
+ * before any inode is read.
+ */
+errcode_t bad_blocks_precheck(struct e3mp *mp)
+{
+	badblocks_iterate bb;
+	blk_t blk;
+	errcode_t err;
+
+	if (!mp->fs->badblocks)
+		return 0;
+	err = ext2fs_badblocks_list_iterate_begin(mp->fs->badblocks, &bb);
+	if (err)
+		return err;
+	while (ext2fs_badblocks_list_iterate(bb, &blk))
+		if (ext2fs_test_block_bitmap2(mp->seen, blk)) {
+			mp->err_why = "a bad block in fixed metadata";
+			err = E3MP_UNSUPP_FEATURE;
+			break;
+		}
+	ext2fs_badblocks_list_iterate_end(bb);
+	return err;
+}
+
+static errcode_t inode_refuse(struct e3mp *mp, ext2_ino_t ino,
+			      const char *why)
+{
+	mp->err_ino = ino;
+	mp->err_why = why;
+	return E3MP_INODE_FIELD;
+}
+
+errcode_t inode_fields_check(struct e3mp *mp, ext2_ino_t ino,
+			     const struct ext2_inode_large *inode, int nomap)
+{
+	ext2_filsys fs = mp->fs;
+	struct ext2_inode *in = (struct ext2_inode *) inode;
+	__u64 want;
+
+	if (ino < EXT2_FIRST_INO(fs->super) && ino != EXT2_ROOT_INO)
+		return 0;
+	if (!ext2fs_has_feature_64bit(fs->super) &&
+	    inode->osd2.linux2.l_i_file_acl_high)
+		return inode_refuse(mp, ino, "i_file_acl_hi set without 64bit");
+	if (ext2fs_file_acl_block(fs, in) &&
+	    !ext2fs_has_feature_xattr(fs->super))
+		return inode_refuse(mp, ino,
+				    "an attribute block without ext_attr");
+	if (!nomap)
+		return 0;
+	want = ext2fs_file_acl_block(fs, in) ? fs->blocksize / 512 : 0;
+	if (ext2fs_get_stat_i_blocks(fs, in) != want)
+		return inode_refuse(mp, ino,
+				    "i_blocks counts blocks it has not");
+	return 0;
+}
