@@ -778,18 +778,25 @@ how_badblocks_metadata() {
 	EOF
 	WANT="unsupported feature: a bad block in fixed metadata"
 }
+# (debugfs set_bg leaves the descriptor checksum as it was)
+gd_resum() {
+	case $FS in csum|uninit) gd_csum_calc "$1" ;; esac
+}
 how_gd_free_blocks() {
 	how_gd_free_count
+	gd_resum 0
 	WANT=$(m_group 0 "its free-block count")
 }
 how_gd_free_inodes() {
 	local n
 	n=$(dbg "$IMG" stats | sed -n 's/^  *\([0-9]*\) free blocks, \([0-9]*\) free inodes.*/\2/p' | sed -n 2p)
 	echo "set_bg 1 free_inodes_count $((n - 3))" | dbg_w "$IMG"
+	gd_resum 1
 	WANT=$(m_group 1 "its free-inode count")
 }
 how_gd_dirs() {
 	how_gd_dirs_count
+	gd_resum 2
 	WANT=$(m_group 2 "its directory count")
 }
 
