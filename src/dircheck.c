@@ -75,23 +75,23 @@ static errcode_t check_dir_inode(struct dircheck *dc, struct dstate *d,
 
 	if (!dn || !mp_bsearch(dn->ndir, d->ino, cmp_dnote_ino, dn->dir, &at))
 		return dc_refuse(dc, E3MP_DIR_INODE, d->ino, blk0,
-			      "not noted by the scan");
+				 "not noted by the scan");
 	d->iflags = dn->dir[at].flags;
 	sizeblk = dn->dir[at].size / fs->blocksize;
 	if (dn->dir[at].size % fs->blocksize)
 		return dc_refuse(dc, E3MP_DIR_INODE, d->ino, blk0,
-			      "its size is not a whole number of blocks");
+				 "its size is not a whole number of blocks");
 	if (last + 1 != nblk)
 		return dc_refuse(dc, E3MP_DIR_INODE, d->ino, blk0,
-			      "a hole in its block map");
+				 "a hole in its block map");
 	if (sizeblk > nblk ||
 	    nblk - sizeblk > fs->super->s_prealloc_dir_blocks)
 		return dc_refuse(dc, E3MP_DIR_INODE, d->ino, blk0,
-			      "its size does not match its blocks");
+				 "its size does not match its blocks");
 	if ((d->iflags & EXT2_INDEX_FL) &&
 	    !ext2fs_has_feature_dir_index(fs->super))
 		return dc_refuse(dc, E3MP_DIR_INODE, d->ino, blk0,
-			      "an htree flag without the dir_index feature");
+				 "an htree flag without the dir_index feature");
 	return 0;
 }
 
@@ -141,7 +141,8 @@ static errcode_t build_dirs(struct dircheck *dc)
 		if (!d) {
 			if (dc->nd && dc->d[dc->nd - 1].ino >= r->ino)
 				return dc_refuse(dc, E3MP_DIR_INODE, r->ino,
-					      r->blk, "its blocks out of order");
+						 r->blk,
+						 "its blocks out of order");
 			d = &dc->d[dc->nd++];
 			d->ino = r->ino;
 			d->first_rec = i;
@@ -351,11 +352,11 @@ static errcode_t check_entries(struct dircheck *dc, struct dstate *d,
 				       &len) ||
 		    len < EXT2_DIR_REC_LEN(0) || len % 4 || len > bs - off)
 			return dc_refuse(dc, E3MP_DIR_ENTRY, d->ino, r->blk,
-				      "a rec_len outside the block or "
-				      "unaligned");
+					 "a rec_len outside the block or "
+					 "unaligned");
 		if (EXT2_DIR_REC_LEN(ext2fs_dirent_name_len(de)) > len)
 			return dc_refuse(dc, E3MP_DIR_ENTRY, d->ino, r->blk,
-				      "a name longer than its entry");
+					 "a name longer than its entry");
 		err = check_entry(dc, d, r, de, n);
 		if (de->inode && (r->logical || n >= 2)) {
 			dc->names[dc->nnames].name = de->name;
@@ -378,18 +379,18 @@ errcode_t dircheck_block(struct dircheck *dc, const struct ind_rec *r,
 		return dc_refuse(dc, E3MP_DIR_CSUM, r->ino, r->blk, NULL);
 	if (read_err == EXT2_ET_DIR_CORRUPTED)
 		return dc_refuse(dc, E3MP_DIR_ENTRY, r->ino, r->blk,
-			      "its entries do not parse");
+				 "its entries do not parse");
 	if (read_err)
 		return read_err;
 	if (!d)
 		return dc_refuse(dc, E3MP_DIR_INODE, r->ino, r->blk,
-			      "not noted by the scan");
+				 "not noted by the scan");
 	if (htree_is_node(dc, d, r->logical, buf))
 		return htree_node(dc, d, r, buf);
 	err = check_entries(dc, d, r, buf);
 	if (!err && r->logical == 0 && !d->dotdot)
 		err = dc_refuse(dc, E3MP_DIR_ENTRY, d->ino, r->blk,
-			     "'..' is not the second entry of block 0");
+				"'..' is not the second entry of block 0");
 	if (!err && r->logical == 0 && d->hbase != DSTATE_NO_HTREE)
 		err = htree_root(dc, d, r, buf);
 	return err;

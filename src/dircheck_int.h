@@ -49,7 +49,7 @@ struct dircheck {
 	__u32		nd;
 	struct hblk	*h;
 	__u32		nh;
-	struct dname	*names;		/* a block's, at most one per 12 bytes */
+	struct dname	*names;		/* a block's: one per 12 bytes */
 	__u32		nnames;
 };
 

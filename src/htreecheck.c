@@ -224,7 +224,9 @@ static errcode_t rehash_leaf(struct dircheck *dc, struct dstate *d,
 	err = ext2fs_read_dir_block4(dc->fs, r->blk, buf, 0, d->ino);
 	/* (the chain was checked on the first read) */
 	while (!err && off < dc->fs->blocksize) {
-		struct ext2_dir_entry *de = (struct ext2_dir_entry *) (buf + off);
+		struct ext2_dir_entry *de;
+
+		de = (struct ext2_dir_entry *) (buf + off);
 
 		err = ext2fs_get_rec_len(dc->fs, de, &len);
 		if (!err && !len)
