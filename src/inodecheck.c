@@ -4,8 +4,9 @@
  *
  * The scan (scan.c) checks the block map of every inode it walks; here
  * is what it checks besides: the bad-blocks inode's list, the extended
- * attribute block fields, and the i_blocks of inodes without a block
- * map (fast symlinks, devices, inline data), which count the extended
+ * attribute block fields, inline data only with its feature, and for
+ * inodes without a block map (fast symlinks, devices, inline data) no
+ * extent flag on a fast symlink and an i_blocks that counts the extended
  * attribute block alone.
  */
 #ifdef HAVE_CONFIG_H
@@ -98,8 +99,16 @@ errcode_t inode_fields_check(struct e3mp *mp, ext2_ino_t ino,
 	    !ext2fs_has_feature_xattr(fs->super))
 		return inode_refuse(mp, ino,
 				    "an attribute block without ext_attr");
+	if ((in->i_flags & EXT4_INLINE_DATA_FL) &&
+	    !ext2fs_has_feature_inline_data(fs->super))
+		return inode_refuse(mp, ino,
+				    "inline data without inline_data");
 	if (!nomap)
 		return 0;
+	/* (a fast symlink's i_block holds its target, not an extent tree) */
+	if (LINUX_S_ISLNK(in->i_mode) && (in->i_flags & EXT4_EXTENTS_FL) &&
+	    !(in->i_flags & EXT4_INLINE_DATA_FL))
+		return inode_refuse(mp, ino, "a fast symlink flagged extents");
 	want = ext2fs_file_acl_block(fs, in) ? fs->blocksize / 512 : 0;
 	if (ext2fs_get_stat_i_blocks(fs, in) != want)
 		return inode_refuse(mp, ino,
