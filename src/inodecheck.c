@@ -4,7 +4,8 @@
  *
  * The scan (scan.c) checks the block map of every inode it walks; here
  * is what it checks besides: the bad-blocks inode's list, the extended
- * attribute block fields, inline data only with its feature, and for
+ * attribute block fields, inline data only with its feature, symlinks
+ * (as far as the inode shows), and for
  * inodes without a block map (fast symlinks, devices, inline data) no
  * extent flag on a fast symlink and an i_blocks that counts the extended
  * attribute block alone.
@@ -12,6 +13,8 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <string.h>
+
 #include "e3metapack.h"
 
 /*
@@ -83,6 +86,34 @@ static errcode_t inode_refuse(struct e3mp *mp, ext2_ino_t ino,
 	return E3MP_INODE_FIELD;
 }
 
+/*
+ * A symlink as e2fsck pass 1 finds it valid, from the inode alone: a
+ * size, below 4 GiB, no index flag; a fast one's target as long as its
+ * size; a slow block-mapped one with one block, its size below it.  (The
+ * slow target's own length would take a read of its block: the run
+ * makes none, e2fsck does.)
+ */
+static const char *symlink_fault(ext2_filsys fs, struct ext2_inode *in)
+{
+	unsigned int i;
+
+	if (in->i_size_high || !in->i_size || (in->i_flags & EXT2_INDEX_FL))
+		return "a symlink of no valid size";
+	if (in->i_flags & (EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL |
+			   EXT4_ENCRYPT_FL))
+		return NULL;
+	if (ext2fs_is_fast_symlink(in))
+		return strnlen((char *) in->i_block, sizeof(in->i_block)) ==
+		       in->i_size ? NULL :
+		       "a fast symlink whose size is not its target's";
+	for (i = 1; i < EXT2_N_BLOCKS; i++)
+		if (in->i_block[i])
+			return "a slow symlink of more than one block";
+	if (!in->i_block[0] || in->i_size >= fs->blocksize)
+		return "a slow symlink whose size does not fit its block";
+	return NULL;
+}
+
 errcode_t inode_fields_check(struct e3mp *mp, ext2_ino_t ino,
 			     const struct ext2_inode_large *inode, int nomap)
 {
@@ -103,6 +134,8 @@ errcode_t inode_fields_check(struct e3mp *mp, ext2_ino_t ino,
 	    !ext2fs_has_feature_inline_data(fs->super))
 		return inode_refuse(mp, ino,
 				    "inline data without inline_data");
+	if (LINUX_S_ISLNK(in->i_mode) && symlink_fault(fs, in))
+		return inode_refuse(mp, ino, symlink_fault(fs, in));
 	if (!nomap)
 		return 0;
 	/* (a fast symlink's i_block holds its target, not an extent tree) */
