@@ -53,6 +53,7 @@ enum e3mp_phase {
 
 struct e3mp;
 struct prefetch;
+struct dirnote;
 typedef void (*e3mp_progress_fn)(struct e3mp *mp, enum e3mp_phase phase,
 				 __u64 done, __u64 total);
 
@@ -168,6 +169,7 @@ struct e3mp {
 	ext2fs_block_bitmap	dirblk[2];	/* directories' first, other */
 	ext2fs_block_bitmap	eablk;		/* EA blocks seen */
 	struct prefetch		*pf;		/* a batch's indirect blocks */
+	struct dirnote		*dnote;		/* gate/dirnote.c: for the checks */
 	__u32			*walk_ino;	/* dirwalk.c: directories, */
 	__u32			*walk_rank;	/* ... their walk order */
 
@@ -256,6 +258,12 @@ errcode_t undo_pointer_writes(const struct e3mp *mp, int round,
 
 /* scan.c */
 errcode_t inode_scan_and_record(struct e3mp *mp);
+
+/* inodecheck.c: what the scan checks besides block maps */
+errcode_t bad_blocks_err(struct e3mp *mp, errcode_t err);
+errcode_t bad_blocks_precheck(struct e3mp *mp);
+errcode_t inode_fields_check(struct e3mp *mp, ext2_ino_t ino,
+			     const struct ext2_inode_large *inode, int nomap);
 
 /* dirwalk.c */
 errcode_t dirs_walk_order(struct e3mp *mp);

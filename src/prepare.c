@@ -14,6 +14,7 @@
 #include "config.h"
 #endif
 #include "e3metapack.h"
+#include "gate/dircheck.h"
 
 /* Record @step as reached, tell the caller, hand @err on. */
 static errcode_t step_done(struct e3mp *mp, enum e3mp_prep_step step,
@@ -25,11 +26,16 @@ static errcode_t step_done(struct e3mp *mp, enum e3mp_prep_step step,
 	return err;
 }
 
-/* The scan, then the directories' walk order it lets the plan use. */
+/*
+ * The scan, the group counts it lets us check, then the directories'
+ * walk order (which checks the directory blocks as it reads them).
+ */
 static errcode_t scan_volume(struct e3mp *mp)
 {
 	errcode_t err = inode_scan_and_record(mp);
 
+	if (!err)
+		err = group_counts_check(mp);
 	return err ? err : dirs_walk_order(mp);
 }
 

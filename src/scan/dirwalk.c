@@ -18,8 +18,9 @@
  * lie, so a rerun finds the same order and moves nothing.
  *
  * Each directory block is read once, in block order (one sweep, as
- * e2fsck pass 2 reads them); a block that cannot be read or parsed
- * fails the run before any write.
+ * e2fsck pass 2 reads them), and checked as it is read (dircheck.c); a
+ * block that cannot be read, or that e2fsck would repair, fails the run
+ * before any write.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 
 #include "e3metapack.h"
+#include "gate/dircheck.h"
 
 /* A subdirectory entry: @child, named in @parent at readdir rank @key. */
 struct edge {
@@ -43,6 +45,7 @@ struct walk {
 	struct edge	*edge;
 	__u32		nedge, edge_alloc;
 	int		hash_alg;
+	struct dircheck	*dc;		/* checks each block as it is read */
 };
 
 static int cmp_dblk(const void *a, const void *b)
@@ -109,10 +112,9 @@ static errcode_t add_edge(struct walk *w, __u32 parent, __u32 child,
 }
 
 /*
- * The subdirectory entries of record @r's block, read into @buf.  A
- * block that does not parse (or fails its checksum) gives the entries
- * before the fault: the order is a layout preference, and the block
- * moves as it is either way; only a failed read fails the run.
+ * The subdirectory entries of record @r's block, read into @buf, once
+ * dircheck.c has found the block sound (a block that is not refuses the
+ * volume; the loop's own bounds stay, as a second guard).
  */
 static errcode_t read_block(struct walk *w, const struct ind_rec *r,
 			    char *buf)
@@ -121,8 +123,7 @@ static errcode_t read_block(struct walk *w, const struct ind_rec *r,
 	errcode_t err;
 
 	err = ext2fs_read_dir_block4(w->fs, r->blk, buf, 0, r->ino);
-	if (err == EXT2_ET_DIR_CORRUPTED || err == EXT2_ET_DIR_CSUM_INVALID)
-		err = 0;
+	err = dircheck_block(w->dc, r, buf, err);
 	while (!err && off + 8 <= w->fs->blocksize) {
 		struct ext2_dir_entry *d = (struct ext2_dir_entry *) (buf + off);
 		int nl = ext2fs_dirent_name_len(d);
@@ -285,10 +286,16 @@ errcode_t dirs_walk_order(struct e3mp *mp)
 	    (mp->fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH))
 		w.hash_alg += 3;
 	err = collect_dirs(&w, mp);
+	/* (a directory without blocks is a fault with none to read) */
+	if (!err)
+		err = dircheck_open(mp, &w.dc);
 	if (!err && w.nino)
 		err = read_dirs(&w, mp);
 	if (!err && w.nino)
 		err = rank_dirs(&w);
+	if (!err && w.nino)
+		err = dircheck_tree(w.dc, w.ino, w.rank, w.nino);
+	dircheck_close(&w.dc);
 	ext2fs_free_mem(&w.edge);
 	if (err || !w.nino) {
 		ext2fs_free_mem(&w.ino);

@@ -25,6 +25,7 @@
 #endif
 #include "e3metapack.h"
 #include "core/iosizes.h"
+#include "gate/dircheck.h"
 
 struct scan_ctx {
 	struct e3mp	*mp;
@@ -403,14 +404,24 @@ static errcode_t check_journal_size(struct scan_ctx *sc,
 	return E3MP_JOURNAL_INODE;
 }
 
-/* An inode not in use is neither read further nor written. */
+/*
+ * An inode not in use is neither read further nor written.  The
+ * bad-blocks inode has no links; e2fsck reads its map whatever its
+ * i_blocks says, and so does the scan, unless the map is empty.
+ */
 static int inode_unused(ext2_filsys fs, ext2_ino_t ino,
 			struct ext2_inode_large *inode)
 {
+	int i;
+
 	if (ino != EXT2_BAD_INO)
 		return !inode->i_links_count;
+	for (i = 0; i < EXT2_N_BLOCKS; i++)
+		if (inode->i_block[i])
+			return 0;
 	return !ext2fs_inode_data_blocks2(fs, (struct ext2_inode *) inode);
 }
+
 
 /*
  * Whether scan_inode() walks the block map of @inode: in use, and of a
@@ -491,12 +502,16 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 	if (inode_unused(mp->fs, ino, inode))
 		return 0;
 	err = check_in_use(mp, ino, csum_bad);
+	if (!err)
+		err = dirnote_inode(mp, ino, inode);
 	if (err)
 		return err;
 	sc->ino = ino;
 	sc->dup_check = 1;
 	err = check_xattr_block(sc, inode);
 	kind = classify(mp, ino, inode);
+	if (!err)
+		err = inode_fields_check(mp, ino, inode, kind == K_SKIP);
 	if (err || kind == K_SKIP)
 		return err;
 	if (kind == K_EXTENT) {
@@ -512,6 +527,8 @@ static errcode_t scan_inode(struct scan_ctx *sc, ext2_ino_t ino,
 	err = iterate(sc, buf);
 	if (!err && sc->record)
 		err = check_i_blocks(sc, inode);
+	if (ino == EXT2_BAD_INO)
+		err = bad_blocks_err(mp, err);
 	if (!err && ino == mp->fs->super->s_journal_inum)
 		err = check_journal_size(sc, inode);
 	return err;
@@ -653,6 +670,7 @@ static errcode_t scan_all(struct scan_ctx *sc, ext2_inode_scan scan,
 	}
 }
 
+
 errcode_t inode_scan_and_record(struct e3mp *mp)
 {
 	ext2_filsys fs = mp->fs;
@@ -686,6 +704,9 @@ errcode_t inode_scan_and_record(struct e3mp *mp)
 		err = ext2fs_get_memzero(sizeof(*batch), &batch);
 	if (!err)
 		err = ext2fs_open_inode_scan(fs, MP_SCAN_CHUNK, &scan);
+	if (err)
+		goto out;
+	err = bad_blocks_precheck(mp);
 	if (err)
 		goto out;
 	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE, 0);

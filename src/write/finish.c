@@ -50,6 +50,7 @@
 #include "config.h"
 #endif
 #include "e3metapack.h"
+#include "gate/dircheck.h"
 
 /*
  * One barrier (write_barrier()).  ext2fs_flush2() writes the bitmaps,
@@ -198,6 +199,7 @@ errcode_t volume_close(struct e3mp *mp, int failed)
 	mp_model_free(&mp->model);
 	ext2fs_free_mem(&mp->walk_ino);
 	ext2fs_free_mem(&mp->walk_rank);
+	dirnote_free(mp);
 	mp->geom.nwalk = 0;
 	ext2fs_free_mem(&mp->ext);
 	if (!fs)
