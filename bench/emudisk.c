@@ -54,9 +54,9 @@ static struct {
 	FILE		*log;
 	FILE		*stats;
 	struct emu_model m;
-	double		t0;		/* s, CLOCK_MONOTONIC at start */
-	double		free_at;	/* s: when the disk is next free */
-	double		late;		/* s: replies later than the model */
+	double		t0;	/* s, CLOCK_MONOTONIC at start */
+	double		free_at; /* s: when the disk is next free */
+	double		late;	/* s: replies later than the model */
 	uint64_t	late_n;
 } E;
 

@@ -30,12 +30,13 @@ struct emu_model {
 	double		span;		/* bytes: the image size */
 	double		settle, stroke, half_rot;	/* ms */
 	double		rate_per_ms;	/* bytes/ms */
-	uint64_t	ra;		/* drive read-ahead per read, bytes */
-	int		nseg;		/* segments kept (0: no drive cache) */
+	uint64_t	ra;	/* drive read-ahead per read, bytes */
+	int		nseg;	/* segments kept (0: no drive cache) */
 	int		used;
-	struct emu_seg	segs[EMU_MAX_SEGS];	/* most recently used first */
-	uint64_t	head;		/* where the last media access ended */
-	double		time, xfer;	/* ms: all, transfer only */
+	/* The drive's cache, most recently used first. */
+	struct emu_seg	segs[EMU_MAX_SEGS];
+	uint64_t	head;	/* where the last media access ended */
+	double		time, xfer;	/* ms: all; transfer only */
 	uint64_t	bytes, requests, media, seeks, spins, drive_hits;
 	uint64_t	writes;
 };

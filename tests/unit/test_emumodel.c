@@ -5,10 +5,10 @@
  *
  * The daemon (bench/emudisk) sleeps what emumodel.c charges; every e2fsck
  * figure of the bench comes from hddmodel.py.  The two must agree: a
- * request log recorded by the daemon (tests/unit/emudisk-requests.txt: e2fsck -fn
- * of a small ext3 image through a loop device, read_ahead_kb 128) is
- * replayed through emumodel.c and through "python3 bench/hddmodel.py
- * trace" with 16, 1 and 0 drive segments, and the totals compared.  The
+ * request log recorded by the daemon (tests/unit/emudisk-requests.txt:
+ * e2fsck -fn of a small ext3 image through a loop device, read_ahead_kb
+ * 128) is replayed through emumodel.c and through "python3
+ * bench/hddmodel.py trace" with 16, 1 and 0 drive segments, and the totals compared.  The
  * cases before that check the physics against the formulas, so that a
  * change made to both models alike is still seen.
  *
@@ -198,7 +198,8 @@ int main(void)
 	int (*const cases[])(void) = { case_log16, case_log1, case_log0 };
 	size_t i;
 
-	snprintf(logpath, sizeof(logpath), "%s/tests/unit/emudisk-requests.txt", top);
+	snprintf(logpath, sizeof(logpath), "%s/tests/unit/%s", top,
+		 "emudisk-requests.txt");
 	snprintf(tracepath, sizeof(tracepath), "%s/e3mp-emumodel.%d.trace",
 		 tmp, (int)getpid());
 	run("a read at the head costs its transfer only", case_sequential);
@@ -211,7 +212,7 @@ int main(void)
 			run(names[i], cases[i]);
 			continue;
 		}
-		printf("ok %d - %s # SKIP no python3 to run bench/hddmodel.py\n",
+		printf("ok %d - %s # SKIP no python3 for bench/hddmodel.py\n",
 		       ++n_run, names[i]);
 	}
 	remove(tracepath);
