@@ -249,9 +249,31 @@ def setting_table(vols, mode, ra, segs):
     return out
 
 
+def summary_table(vols):
+    """One row per volume: busy stock -> packed (gain) per -fn setting."""
+    sets = [x for x in settings(vols) if x[0] == "fn"]
+    if not sets:
+        return []
+    out = ["| volume | " + " | ".join(
+        "read_ahead_kb %d, %d seg." % (ra, segs) for _, ra, segs in sets) +
+        " |", "|---|" + "---:|" * len(sets)]
+    for vol, c in vols.items():
+        row = []
+        for mode, ra, segs in sets:
+            key = "%%s-%s-ra%d-s%d.json" % (mode, ra, segs)
+            s, p = c.get(key % "stock"), c.get(key % "packed")
+            row.append("%.1f s -> %.1f s (%s)" % (
+                s["busy_s"], p["busy_s"], gain(s["busy_s"], p["busy_s"]))
+                if s and p else "-")
+        if any(r != "-" for r in row):
+            out.append("| %s | %s |" % (vol, " | ".join(row)))
+    return out
+
+
 def kinds_table(vols, mode, ra, segs):
     out = ["| volume | image | " + " | ".join(COLUMNS) +
-           " | data (RA) MiB |", "|---|---|" + "---:|" * (len(COLUMNS) + 1)]
+           " | data (RA) MiB | late s |",
+           "|---|---|" + "---:|" * (len(COLUMNS) + 2)]
     key = "%%s-%s-ra%d-s%d.json" % (mode, ra, segs)
     for vol, c in vols.items():
         for var in ("stock", "packed"):
@@ -259,27 +281,30 @@ def kinds_table(vols, mode, ra, segs):
             if not r:
                 continue
             k = r["by_kind_s"]
-            out.append("| %s | %s | %s | %.0f |" % (
+            out.append("| %s | %s | %s | %.0f | %.2f |" % (
                 vol, var, " | ".join("%.2f" % k[g] if g in k else "-"
                                      for g in COLUMNS),
-                r["by_kind_bytes"].get("data (RA)", 0) / 2.0 ** 20))
+                r["by_kind_bytes"].get("data (RA)", 0) / 2.0 ** 20,
+                r.get("late_s") or 0))
     return out
 
 
 def tool_table(vols):
     out = ["| volume | read_ahead_kb, segments | wall s | busy s | "
-           "MiB read | MiB written | requests |",
-           "|---|---|---:|---:|---:|---:|---:|"]
+           "MiB read | MiB written | requests | late s |",
+           "|---|---|---:|---:|---:|---:|---:|---:|"]
     for vol, c in vols.items():
         for name in sorted(c):
             m = re.match(r"tool-ra(\d+)-s(\d+)\.json$", name)
             if not m:
                 continue
             r = c[name]
-            out.append("| %s | %s, %s | %.2f | %.2f | %.0f | %.0f | %d |" % (
-                vol, m.group(1), m.group(2), r["wall_s"], r["busy_s"],
-                r["read_bytes"] / 2.0 ** 20, r["write_bytes"] / 2.0 ** 20,
-                r["requests"]))
+            out.append("| %s | %s, %s | %.2f | %.2f | %.0f | %.0f | %d | "
+                       "%.2f |" % (
+                           vol, m.group(1), m.group(2), r["wall_s"],
+                           r["busy_s"], r["read_bytes"] / 2.0 ** 20,
+                           r["write_bytes"] / 2.0 ** 20, r["requests"],
+                           r.get("late_s") or 0))
     return out if len(out) > 2 else []
 
 
@@ -309,7 +334,9 @@ block's kind, its transfer to its blocks' kinds byte for byte.
 indirect blocks (the metaclusters after packing); *data (RA)*: blocks that
 are neither metadata nor asked for by e2fsck (it reads no file data), read
 only because the kernel's or e2fsck's read-ahead ran past what was asked
-for; *write*: what the run wrote.
+for; *write*: what the run wrote.  *Late*: how much later than the
+model the emulated disk replied, in all (the host's own I/O and load; it
+is in the wall time, not in the busy time).
 """
 
 
@@ -331,6 +358,10 @@ def cmd_render(a):
                                 hddmodel.HALF_ROT_MS, hddmodel.RATE / 1e6),
     }
     out = [BEGIN, INTRO % p]
+    t = summary_table(vols)
+    if t:
+        out += ["### Summary: e2fsck -fn, the disk's busy time, stock -> "
+                "packed", ""] + t + [""]
     t = check_table(vols)
     if t:
         out += ["### The emulated disk against the model", "",
