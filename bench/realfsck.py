@@ -6,8 +6,9 @@
       The requests bench/emudisk served between log lines N0 and N1 (the
       run), as one JSON object: wall time, busy time (the sum of the
       modelled costs), bytes, and the busy time split by what was read.
-      A request's positioning is charged to the kind of its first block,
-      its transfer to the kinds of its blocks, byte for byte (so that the
+      A request's positioning is charged to the kind of its first block
+      (see asked_for), its transfer to the kinds of its blocks, byte for
+      byte (so that the
       data blocks the kernel's read-ahead brought along with an inode
       table are charged as such).  Kinds: bench/blockorder kinds of the
       image (before the run); a block in no metadata run is "data": file
@@ -48,6 +49,7 @@ GROUPS = [
 COLUMNS = ["sb+gdt", "bitmaps", "itable", "ind", "dir", "journal", "other",
            "data (RA)", "write"]
 GROUP_OF = dict(GROUPS)
+PAGE = 4096             # the kernel's page: its block requests' unit
 
 
 def read_requests(path, n0, n1):
@@ -83,7 +85,8 @@ def cmd_case(a):
         xfer = min(cost, length / rate_per_ms)
         first, end = off // a.bs, (off + length - 1) // a.bs + 1
         counts = kinds.count(first, end)
-        ms[GROUP_OF[names[kinds.kind(first)]]] += cost - xfer
+        ms[GROUP_OF[names[asked_for(kinds, first, end, a.bs)]]] += \
+            cost - xfer
         for c, n in counts.items():
             g = GROUP_OF[names[c]]
             ms[g] += xfer * n / (end - first)
@@ -101,6 +104,18 @@ def cmd_case(a):
         "by_kind_bytes": dict(nbytes),
     }, sys.stdout)
     print()
+
+
+def asked_for(kinds, first, end, bs):
+    """The kind a request's positioning is charged to: its first block's,
+    or, where blocks are smaller than the kernel's 4 KiB page, the first
+    metadata block's in its first page (the page-aligned request for a
+    1 KiB indirect block starts at whatever shares its page)."""
+    for b in range(first, min(end, first + max(1, PAGE // bs))):
+        k = kinds.kind(b)
+        if k:
+            return k
+    return kinds.kind(first)
 
 
 class Kinds:
@@ -329,7 +344,8 @@ test_io log through `hddmodel.py fsck`), for comparison.
 
 The busy time is split by what each request read (`bench/blockorder
 kinds` of the image): a request's positioning is charged to its first
-block's kind, its transfer to its blocks' kinds byte for byte.
+block's kind (with blocks under 4 KiB: the first metadata block's in its
+first page), its transfer to its blocks' kinds byte for byte.
 *sb+gdt*: superblocks, group descriptors, reserved GDT blocks; *ind*:
 indirect blocks (the metaclusters after packing); *data (RA)*: blocks that
 are neither metadata nor asked for by e2fsck (it reads no file data), read
