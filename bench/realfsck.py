@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hddmodel  # noqa: E402  (one set of constants: RATE)
 
