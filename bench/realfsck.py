@@ -335,7 +335,8 @@ read-only loop device (for `-fp`: a read-write one over a copy), marked
 rotational, with the `read_ahead_kb` named, caches cold, over
 `bench/emudisk`: a FUSE file (direct_io) that serves each request, one
 at a time, in real time with `bench/hddmodel.py`'s physics (trace mode:
-%(physics)s, a persistent head, drive read-ahead in segments of 512 KiB).
+%(physics)s, a persistent head, drive read-ahead in
+segments of 512 KiB).
 *Busy* is the sum of the modelled times of the requests the disk served
 (what the disk was doing), *wall* e2fsck's elapsed time (busy, plus CPU
 and the round trips of the kernel and FUSE).  *Packed*: a copy packed by
@@ -353,7 +354,9 @@ are neither metadata nor asked for by e2fsck (it reads no file data), read
 only because the kernel's or e2fsck's read-ahead ran past what was asked
 for; *write*: what the run wrote.  *Late*: how much later than the
 model the emulated disk replied, in all (the host's own I/O and load; it
-is in the wall time, not in the busy time).
+is in the wall time, not in the busy time).  The host may be shared with
+other work: wall times vary from run to run, busy times hardly (the order
+of the requests can change, what they cost cannot).
 """
 
 
