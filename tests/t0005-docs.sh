@@ -59,7 +59,8 @@ done
 [ -z "$stale" ] || fail "tests/README.md names missing tests:$stale"
 
 # spdx_exempt PATH: true for files that are not source, script or test:
-# documentation, packaging metadata, the license itself, autotools output.
+# documentation, packaging metadata, the license itself, autotools output,
+# recorded test data.
 spdx_exempt() {
 	case $1 in
 	COPYING | README | *.md | .gitignore | */.gitignore) return 0 ;;
@@ -67,6 +68,7 @@ spdx_exempt() {
 	debian/source/format | debian/tests/control) return 0 ;;
 	configure | Makefile.in | */Makefile.in | aclocal.m4 | \
 	config.h.in | build-aux/*) return 0 ;;
+	tests/unit/*.txt) return 0 ;;	# recorded data a unit test reads
 	esac
 	return 1
 }

@@ -1,0 +1,467 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""realfsck.py --- bench/realfsck's per-case figures and its report.
+
+  realfsck.py case --log REQUESTS --lines N0 N1 --kinds KINDS --bs BS ...
+      The requests bench/emudisk served between log lines N0 and N1 (the
+      run), as one JSON object: wall time, busy time (the sum of the
+      modelled costs), bytes, and the busy time split by what was read.
+      A request's positioning is charged to the kind of its first block
+      (see asked_for), its transfer to the kinds of its blocks, byte for
+      byte (so that the
+      data blocks the kernel's read-ahead brought along with an inode
+      table are charged as such).  Kinds: bench/blockorder kinds of the
+      image (before the run); a block in no metadata run is "data": file
+      data or free space, which e2fsck never asks for -- only read-ahead
+      reads it.
+  realfsck.py render RES [--doc FILE] --binary E3MP --top DIR
+      Tables of every case in RES; with --doc, written into FILE between
+      the "bench:realfsck" markers, through bench/render (FILE must hold
+      them).
+"""
+
+import argparse
+import bisect
+import collections
+import glob
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hddmodel  # noqa: E402  (one set of constants: RATE)
+
+# What each blockorder kind is reported as, in the report's column order.
+GROUPS = [
+    ("sb", "sb+gdt"), ("resize", "sb+gdt"),
+    ("bbitmap", "bitmaps"), ("ibitmap", "bitmaps"),
+    ("itable", "itable"),
+    ("ind", "ind"), ("extent", "ind"),
+    ("dir", "dir"),
+    ("journal", "journal"),
+    ("ea", "other"), ("symlink", "other"),
+    ("data", "data (RA)"),
+]
+COLUMNS = ["sb+gdt", "bitmaps", "itable", "ind", "dir", "journal", "other",
+           "data (RA)", "write"]
+GROUP_OF = dict(GROUPS)
+PAGE = 4096             # the kernel's page: its block requests' unit
+
+
+def read_requests(path, n0, n1):
+    """The log's lines N0 < line number <= N1: (rw, off, len, cost_ms)."""
+    out = []
+    with open(path) as f:
+        for i, line in enumerate(f, 1):
+            if i <= n0:
+                continue
+            if i > n1:
+                break
+            t = line.split()
+            if len(t) == 5 and t[0] in ("R", "W"):
+                out.append((t[0], int(t[1]), int(t[2]), float(t[4])))
+    return out
+
+
+def cmd_case(a):
+    reqs = read_requests(a.log, a.lines[0], a.lines[1])
+    names, kinds = load_kinds(a.kinds)
+    rate_per_ms = hddmodel.RATE / 1000.0
+    ms = collections.defaultdict(float)
+    nbytes = collections.defaultdict(int)
+    busy = rbytes = wbytes = 0
+    for rw, off, length, cost in reqs:
+        busy += cost
+        if rw == "W":
+            wbytes += length
+            ms["write"] += cost
+            nbytes["write"] += length
+            continue
+        rbytes += length
+        xfer = min(cost, length / rate_per_ms)
+        first, end = off // a.bs, (off + length - 1) // a.bs + 1
+        counts = kinds.count(first, end)
+        ms[GROUP_OF[names[asked_for(kinds, first, end, a.bs)]]] += \
+            cost - xfer
+        for c, n in counts.items():
+            g = GROUP_OF[names[c]]
+            ms[g] += xfer * n / (end - first)
+            nbytes[g] += n * a.bs
+    stats = json.load(open(a.stats)) if os.path.exists(a.stats) else {}
+    tail = open(a.out_tail, errors="replace").read().strip().splitlines()
+    json.dump({
+        "wall_s": round(a.wall_ns / 1e9, 3),
+        "busy_s": round(busy / 1000.0, 3),
+        "read_bytes": rbytes, "write_bytes": wbytes,
+        "requests": len(reqs), "rc": a.rc, "ra_kb": a.ra,
+        "segments": a.segs, "cmd": a.cmd, "out": tail[-1] if tail else "",
+        "late_s": stats.get("late_s"),
+        "by_kind_s": {k: round(v / 1000.0, 3) for k, v in ms.items()},
+        "by_kind_bytes": dict(nbytes),
+    }, sys.stdout)
+    print()
+
+
+def asked_for(kinds, first, end, bs):
+    """The kind a request's positioning is charged to: its first block's,
+    or, where blocks are smaller than the kernel's 4 KiB page, the first
+    metadata block's in its first page (the page-aligned request for a
+    1 KiB indirect block starts at whatever shares its page)."""
+    for b in range(first, min(end, first + max(1, PAGE // bs))):
+        k = kinds.kind(b)
+        if k:
+            return k
+    return kinds.kind(first)
+
+
+class Kinds:
+    """Block -> kind code, from blockorder's sorted, disjoint runs (no
+    array as large as the volume: a 1 TiB one has 2^28 blocks)."""
+
+    def __init__(self, runs):
+        self.runs = sorted(runs)
+        self.starts = [r[0] for r in self.runs]
+
+    def kind(self, b):
+        i = bisect.bisect_right(self.starts, b) - 1
+        if i >= 0 and b < self.runs[i][0] + self.runs[i][1]:
+            return self.runs[i][2]
+        return 0
+
+    def count(self, lo, hi):
+        """Blocks [lo, hi) per kind code (0: data)."""
+        out = collections.Counter()
+        i = max(bisect.bisect_right(self.starts, lo) - 1, 0)
+        pos = lo
+        while i < len(self.runs) and self.runs[i][0] < hi:
+            s, n, c = self.runs[i]
+            i += 1
+            if s + n <= pos:
+                continue
+            if s > pos:
+                out[0] += s - pos
+                pos = s
+            e = min(s + n, hi)
+            out[c] += e - pos
+            pos = e
+        if pos < hi:
+            out[0] += hi - pos
+        return out
+
+
+def load_kinds(path):
+    names, codes, runs = ["data"], {"data": 0}, []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            s, n, k = line.split()
+            if k not in codes:
+                codes[k] = len(names)
+                names.append(k)
+            runs.append((int(s), int(n), codes[k]))
+    return names, Kinds(runs)
+
+
+# Issue 29's measurement, for comparison: (volume, read_ahead_kb) ->
+# gain, or "before -> after".
+ISSUE = {("mixed", 128): "8.1x", ("mixed", 2560): "5.4x",
+         ("aged", 128): "3.6x", ("aged", 2560): "3.4x",
+         ("tind1k", 128): "3.4x", ("tind1k", 2560): "2.9x",
+         ("256G", 128): "after 48 s", ("256G", 2560): "387 s -> 52 s (7.5x)"}
+
+CASE_RE = re.compile(r"^(stock|packed)-(f[np])-ra(\d+)-s(\d+)\.json$")
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True,
+                              text=True).stdout.strip()
+    except OSError:
+        return "?"
+
+
+def vol_order(v):
+    order = ["mixed", "aged", "tind1k", "ext2", "dirs"]
+    if v in order:
+        return (0, order.index(v), 0)
+    m = re.match(r"(\d+)([GT])$", v)
+    return (1, 0, int(m.group(1)) * (1024 if m.group(2) == "T" else 1)) \
+        if m else (2, 0, v)
+
+
+def load(res):
+    vols = {}
+    for path in glob.glob(os.path.join(res, "*", "*.json")):
+        vol, name = path.split(os.sep)[-2:]
+        try:
+            vols.setdefault(vol, {})[name] = json.load(open(path))
+        except ValueError:
+            pass
+    return {v: vols[v] for v in sorted(vols, key=vol_order)}
+
+
+def gain(a, b):
+    return "%.1fx" % (a / b) if a and b else "-"
+
+
+def check_table(vols):
+    out = ["| volume | image | model (hddmodel.py fsck) s | emulated "
+           "disk, busy s | difference | requests | wall s |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for vol, c in vols.items():
+        for var in ("stock", "packed"):
+            m, e = c.get("model-%s.json" % var), c.get("check-%s.json" % var)
+            if not m or not e:
+                continue
+            ms = m["time_ms"] / 1000.0
+            out.append("| %s | %s | %.2f | %.2f | %+.1f %% | %d | %.2f |" % (
+                vol, var, ms, e["busy_s"],
+                100.0 * (e["busy_s"] - ms) / ms if ms else 0,
+                e["requests"], e["wall_s"]))
+    return out if len(out) > 2 else []
+
+
+def settings(vols):
+    s = set()
+    for c in vols.values():
+        for name in c:
+            m = CASE_RE.match(name)
+            if m:
+                s.add((m.group(2), int(m.group(3)), int(m.group(4))))
+    return sorted(s, key=lambda x: (x[0], -x[2], x[1]))
+
+
+def setting_table(vols, mode, ra, segs):
+    out = ["| volume | stock: wall s | busy s | MiB read | packed: wall s "
+           "| busy s | MiB read | gain, wall | gain, busy | model gain "
+           "| issue 29 |", "|---|" + "---:|" * 9 + "---|"]
+    key = "%%s-%s-ra%d-s%d.json" % (mode, ra, segs)
+    for vol, c in vols.items():
+        s, p = c.get(key % "stock"), c.get(key % "packed")
+        if not s and not p:
+            continue
+        ms, mp = c.get("model-stock.json"), c.get("model-packed.json")
+        row = [vol]
+        for r in (s, p):
+            row += (["%.2f" % r["wall_s"], "%.2f" % r["busy_s"],
+                     "%.0f" % (r["read_bytes"] / 2.0 ** 20)] if r
+                    else ["-"] * 3)
+        row.append(gain(s and s["wall_s"], p and p["wall_s"]))
+        row.append(gain(s and s["busy_s"], p and p["busy_s"]))
+        row.append(gain(ms and ms["time_ms"], mp and mp["time_ms"]))
+        row.append(ISSUE.get((vol, ra), "") if mode == "fn" else "")
+        out.append("| " + " | ".join(row) + " |")
+        for r in (s, p):
+            if r and r["rc"] not in (0, 1):
+                out.append("| | (exit %d: %s) |" % (r["rc"], r["out"]))
+    return out
+
+
+def summary_table(vols):
+    """One row per volume: busy stock -> packed (gain) per -fn setting."""
+    sets = [x for x in settings(vols) if x[0] == "fn"]
+    if not sets:
+        return []
+    out = ["| volume | " + " | ".join(
+        "read_ahead_kb %d, %d seg." % (ra, segs) for _, ra, segs in sets) +
+        " |", "|---|" + "---:|" * len(sets)]
+    for vol, c in vols.items():
+        row = []
+        for mode, ra, segs in sets:
+            key = "%%s-%s-ra%d-s%d.json" % (mode, ra, segs)
+            s, p = c.get(key % "stock"), c.get(key % "packed")
+            row.append("%.1f s -> %.1f s (%s)" % (
+                s["busy_s"], p["busy_s"], gain(s["busy_s"], p["busy_s"]))
+                if s and p else "-")
+        if any(r != "-" for r in row):
+            out.append("| %s | %s |" % (vol, " | ".join(row)))
+    return out
+
+
+def kinds_table(vols, mode, ra, segs):
+    out = ["| volume | image | " + " | ".join(COLUMNS) +
+           " | data (RA) MiB | late s |",
+           "|---|---|" + "---:|" * (len(COLUMNS) + 2)]
+    key = "%%s-%s-ra%d-s%d.json" % (mode, ra, segs)
+    for vol, c in vols.items():
+        for var in ("stock", "packed"):
+            r = c.get(key % var)
+            if not r:
+                continue
+            k = r["by_kind_s"]
+            out.append("| %s | %s | %s | %.0f | %.2f |" % (
+                vol, var, " | ".join("%.2f" % k[g] if g in k else "-"
+                                     for g in COLUMNS),
+                r["by_kind_bytes"].get("data (RA)", 0) / 2.0 ** 20,
+                r.get("late_s") or 0))
+    return out
+
+
+def tool_table(vols):
+    out = ["| volume | read_ahead_kb, segments | wall s | busy s | "
+           "MiB read | MiB written | requests | late s |",
+           "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for vol, c in vols.items():
+        for name in sorted(c):
+            m = re.match(r"tool-ra(\d+)-s(\d+)\.json$", name)
+            if not m:
+                continue
+            r = c[name]
+            out.append("| %s | %s, %s | %.2f | %.2f | %.0f | %.0f | %d | "
+                       "%.2f |" % (
+                           vol, m.group(1), m.group(2), r["wall_s"],
+                           r["busy_s"], r["read_bytes"] / 2.0 ** 20,
+                           r["write_bytes"] / 2.0 ** 20, r["requests"],
+                           r.get("late_s") or 0))
+    return out if len(out) > 2 else []
+
+
+INTRO = """\
+## The real e2fsck, measured on an emulated disk
+
+Generated by `bench/realfsck` (`make bench-realfsck`) on %(date)s:
+e3metapack %(version)s (src/ at commit %(commit)s), e2fsck %(e2fsck)s, kernel
+%(kernel)s, %(machine)s.  The unmodified `e2fsck` with its default options
+(its own read-ahead, the bitmaps read by several threads) reads a
+read-only loop device (for `-fp`: a read-write one over a copy), marked
+rotational, with the `read_ahead_kb` named, caches cold, over
+`bench/emudisk`: a FUSE file (direct_io) that serves each request, one
+at a time, in real time with `bench/hddmodel.py`'s physics (trace mode:
+%(physics)s, a persistent head, drive read-ahead in
+segments of 512 KiB).
+*Busy* is the sum of the modelled times of the requests the disk served
+(what the disk was doing), *wall* e2fsck's elapsed time (busy, plus CPU
+and the round trips of the kernel and FUSE).  *Packed*: a copy packed by
+`e3metapack` with its default options (the run timed below).  *Model
+gain*: bench/run's model (`e2fsck -fn -E readahead_kb=0` on one CPU, its
+test_io log through `hddmodel.py fsck`), for comparison.
+
+The busy time is split by what each request read (`bench/blockorder
+kinds` of the image): a request's positioning is charged to its first
+block's kind (with blocks under 4 KiB: the first metadata block's in its
+first page), its transfer to its blocks' kinds byte for byte.
+*sb+gdt*: superblocks, group descriptors, reserved GDT blocks; *ind*:
+indirect blocks (the metaclusters after packing); *data (RA)*: blocks that
+are neither metadata nor asked for by e2fsck (it reads no file data), read
+only because the kernel's or e2fsck's read-ahead ran past what was asked
+for; *write*: what the run wrote.  *Late*: how much later than the
+model the emulated disk replied, in all (the host's own I/O and load; it
+is in the wall time, not in the busy time).  The host may be shared with
+other work: wall times vary from run to run, busy times hardly (the order
+of the requests can change, what they cost cannot).
+"""
+
+
+def cmd_render(a):
+    vols = load(a.res)
+    ver = sh("'%s' -V 2>&1 | head -1" % a.binary).replace("e3metapack ", "")
+    p = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "version": ver or "?",
+        # The binary's sources: the last commit that changed src/.
+        "commit": sh("git -C '%s' log -1 --format=%%h -- src" % a.top)
+        or "?",
+        "e2fsck": sh("e2fsck -V 2>&1 | head -1").split(" ")[1:2][0]
+        if sh("e2fsck -V 2>&1 | head -1") else "?",
+        "kernel": platform.release(),
+        "machine": "%s CPUs" % os.cpu_count(),
+        "physics": "settle %g ms, full stroke %g ms, half rotation %g ms, "
+                   "%g MB/s" % (hddmodel.SETTLE_MS, hddmodel.STROKE_MS,
+                                hddmodel.HALF_ROT_MS, hddmodel.RATE / 1e6),
+    }
+    out = [INTRO % p]
+    t = summary_table(vols)
+    if t:
+        out += ["### Summary: e2fsck -fn, the disk's busy time, stock -> "
+                "packed", ""] + t + [""]
+    t = check_table(vols)
+    if t:
+        out += ["### The emulated disk against the model", "",
+                "With everything the model leaves out turned off "
+                "(`read_ahead_kb` 0, `e2fsck -fn -E readahead_kb=0`, one "
+                "CPU: `taskset -c 0` and `bench/onecpu.so`, no drive "
+                "cache), the emulated disk's busy time against the "
+                "model's time for the same image:", ""] + t + [""]
+    for mode, ra, segs in settings(vols):
+        out += ["### e2fsck -f%s, read_ahead_kb %d, %d drive segment%s" %
+                (mode[1], ra, segs, "s" if segs != 1 else ""), ""]
+        out += setting_table(vols, mode, ra, segs) + [""]
+        out += ["Busy seconds by what was read:", ""]
+        out += kinds_table(vols, mode, ra, segs) + [""]
+    t = tool_table(vols)
+    if t:
+        out += ["### e3metapack's own run on the emulated disk", "",
+                "Default options, on a read-write loop device over a copy "
+                "(the undo file on the host's disk); that copy is the "
+                "packed image above.", ""] + t + [""]
+    out += ["### Commands", "", "```sh",
+            "make bench-progs                     # bench/emudisk (libfuse3), "
+            "blockorder, onecpu.so",
+            "bench/realfsck                       # the default matrix; "
+            "root, /dev/fuse, loop devices",
+            "E3MP_RF_SEGS=1 E3MP_RF_MODES='fn fp' E3MP_RF_IMAGES='mixed "
+            "aged' bench/realfsck",
+            "E3MP_RF_IMAGES= E3MP_RF_SCALE=64G bench/realfsck",
+            "# per case (bench/emuloop):",
+            "bench/emuloop up DIR IMAGE --read-ahead-kb RA --segments S   "
+            "# prints the loop device",
+            "bench/emuloop cold DIR; e2fsck -fn LOOP; bench/emuloop down DIR",
+            "# the check: read_ahead_kb 0, --segments 0, then",
+            "LD_PRELOAD=bench/onecpu.so taskset -c 0 e2fsck -fn -E "
+            "readahead_kb=0 LOOP",
+            "LD_PRELOAD=bench/onecpu.so TEST_IO_FLAGS=0x05 "
+            "TEST_IO_LOGFILE=LOG e2fsck -fn -E readahead_kb=0 IMAGE",
+            "bench/hddmodel.py fsck LOG --span $(stat -c %s IMAGE) --bs BS "
+            "--kinds KINDS",
+            "```"]
+    text = "\n".join(out) + "\n"
+    sys.stdout.write(text)
+    if a.doc:
+        write_doc(a.doc, text)
+
+
+def write_doc(path, text):
+    """The section into PATH through bench/render, the one renderer (PATH
+    must hold the bench:realfsck markers)."""
+    r = subprocess.run([sys.executable,
+                        os.path.join(os.path.dirname(__file__), "render"),
+                        path, "realfsck", "-"], input=text, text=True)
+    if r.returncode:
+        sys.exit(r.returncode)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="sub", required=True)
+    c = sub.add_parser("case")
+    c.add_argument("--log", required=True)
+    c.add_argument("--lines", type=int, nargs=2, required=True)
+    c.add_argument("--kinds", required=True)
+    c.add_argument("--bs", type=int, required=True)
+    c.add_argument("--stats", default="")
+    c.add_argument("--wall-ns", type=int, required=True)
+    c.add_argument("--rc", type=int, default=0)
+    c.add_argument("--ra", type=int, default=0)
+    c.add_argument("--segs", type=int, default=0)
+    c.add_argument("--cmd", default="")
+    c.add_argument("--out-tail", required=True)
+    r = sub.add_parser("render")
+    r.add_argument("res")
+    r.add_argument("--doc")
+    r.add_argument("--binary", required=True)
+    r.add_argument("--top", required=True)
+    a = p.parse_args()
+    if a.sub == "case":
+        cmd_case(a)
+    else:
+        cmd_render(a)
+
+
+if __name__ == "__main__":
+    main()
