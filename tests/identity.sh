@@ -24,7 +24,9 @@
 # each rule (--order=delete, 3 more), the --mc-max bounds (1, 50), a
 # non-reference --disk and a dry run; --partition, -p, -v, -d change no
 # plan and are left out.  E3MP_CASES (shell patterns) narrows the images,
-# E3MP_IDENTITY_QUICK=1 the combinations to the first of each kind.
+# E3MP_IDENTITY_QUICK=1 the combinations to the first of each kind;
+# E3MP_IDENTITY_IMAGES (paths) adds images of one's own, e.g. bench/run's
+# (E3MP_CASES='none' then runs those alone).
 #
 # Prints one line per difference and a summary; exits 1 on a difference.
 
@@ -149,6 +151,15 @@ while IFS= read -r line; do
 		compare "$img" "$name" "$args" || diffs=$((diffs + 1))
 	done
 done <<<"$(t0300_cases)"
+# Images of one's own (the bench's, say), named by their paths.
+for img in ${E3MP_IDENTITY_IMAGES:-}; do
+	[ -f "$img" ] || fail "no such image: $img"
+	images=$((images + 1))
+	for args in $COMBOS; do
+		runs=$((runs + 1))
+		compare "$img" "${img##*/}" "$args" || diffs=$((diffs + 1))
+	done
+done
 skipped=${E3MP_IDENTITY_SKIP:+, JSON without $E3MP_IDENTITY_SKIP}
 echo "# identity: $images images, $runs combinations, $diffs differ" \
      "(old $OLD, new $NEW$skipped)"
