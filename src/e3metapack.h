@@ -278,11 +278,15 @@ errcode_t inode_fields_check(struct e3mp *mp, ext2_ino_t ino,
 
 /* dirwalk.c */
 errcode_t dirs_walk_order(struct e3mp *mp);
-/* A directory block (REC_DIR record @rec at @blk). */
+/*
+ * A directory block (REC_DIR record @rec at @blk), or with MP_DBLK_X a
+ * slow symlink's block (mp->xr[@rec & ~MP_DBLK_X]).
+ */
 struct mp_dblk {
 	blk64_t	blk;
 	__u32	rec;
 };
+#define MP_DBLK_X	0x80000000U
 errcode_t dirs_by_block(const struct e3mp *mp, struct mp_dblk **out,
 			__u32 *n);
 
