@@ -165,6 +165,8 @@ struct e3mp {
 	__u32			nrec, rec_alloc;
 	struct data_ext		*ext;		/* data in tail zones */
 	__u32			next, ext_alloc;
+	struct mp_slink		*slink;		/* slow symlinks: checked */
+	__u32			nslink, slink_alloc;
 	ext2fs_block_bitmap	seen;		/* blocks referenced by inodes */
 	ext2fs_block_bitmap	dirblk[2];	/* directories' first, other */
 	ext2fs_block_bitmap	eablk;		/* EA blocks seen */
@@ -267,11 +269,20 @@ errcode_t inode_fields_check(struct e3mp *mp, ext2_ino_t ino,
 
 /* dirwalk.c */
 errcode_t dirs_walk_order(struct e3mp *mp);
-/* A directory block (REC_DIR record @rec at @blk). */
+/* A slow symlink (inode @ino) and the block that holds its target. */
+struct mp_slink {
+	blk64_t	blk;
+	__u32	ino;
+};
+/*
+ * A directory block (REC_DIR record @rec at @blk), or with MP_DBLK_X a
+ * slow symlink's block (mp->slink[@rec & ~MP_DBLK_X]).
+ */
 struct mp_dblk {
 	blk64_t	blk;
 	__u32	rec;
 };
+#define MP_DBLK_X	0x80000000U
 errcode_t dirs_by_block(const struct e3mp *mp, struct mp_dblk **out,
 			__u32 *n);
 

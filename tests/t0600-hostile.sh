@@ -52,6 +52,11 @@
 #            (unless FSCK_SILENT=1: e2fsck -n leaves it unsaid, -fy
 #            repairs it); and after e2fsck -fy on a copy, as the message
 #            says, the tool no longer refuses
+#   LEAVE    =1: a directory fault (CORRUPT's kind) that --dirs=leave
+#            does not see: the default dry run refuses it; a dry run
+#            under --dirs=leave reads no directory block (strace) and so
+#            goes ahead, writing nothing (a real run is not tried: the
+#            volume is damaged)
 #   GAP      a known gap of the tool (what it does instead): the case
 #            still fails on a crash or sanitizer report, but only prints
 #            "known gap" when the tool accepts the image or prints more
@@ -778,6 +783,38 @@ how_badblocks_metadata() {
 	EOF
 	WANT="unsupported feature: a bad block in fixed metadata"
 }
+# A file in use (links_count 1) that no entry names: e2fsck pass 4
+# links it into lost+found.
+how_unattached() {
+	local ino
+	echo "write /dev/null /lonely" | dbg_w "$IMG"
+	ino=$(ino_of "$IMG" /lonely)
+	echo "unlink /lonely" | dbg_w "$IMG"
+	WANT="inode $ino: inode in use but named by no directory entry$(fsck_hint)"
+}
+# A slow symlink (80 bytes of target, in its block) whose size says 100:
+# e2fsck pass 1 reads the block and finds the symlink invalid.
+how_slow_symlink_size() {
+	local ino
+	echo "symlink /slow $(printf 'target%.0s' $(seq 1 16) | cut -c1-80)" |
+		dbg_w "$IMG"
+	ino=$(ino_of "$IMG" /slow)
+	[ "$(dbg "$IMG" "stat /slow" | grep -c '^(0):')" = 1 ] ||
+		fail "/slow is not a slow symlink"
+	echo "sif /slow size 100" | dbg_w "$IMG"
+	WANT=$(m_inode "$ino" "inode field invalid: a slow symlink whose size is not its target's")
+}
+# A file flagged encrypted, without the attribute that holds its policy:
+# refused as unsupported (the run reads no attributes), which e2fsck
+# clears the flag of.
+how_encrypted() {
+	local ino
+	echo "write /dev/null /enc" | dbg_w "$IMG"
+	ino=$(ino_of "$IMG" /enc)
+	echo "sif /enc flags 0x800" | dbg_w "$IMG"
+	WANT="inode $ino: encrypted inode: not supported (its encryption policy is not checked)"
+}
+
 # (debugfs set_bg leaves the descriptor checksum as it was)
 gd_resum() {
 	case $FS in csum|uninit) gd_csum_calc "$1" ;; esac
@@ -933,7 +970,8 @@ for how in dir_unused_ino dir_ftype dir_bad_mode dir_dotdot dir_unlinked \
 	dir_twice dir_size dir_rec_len dir_name_len dir_dup_dot dir_csum \
 	htree_hash_version htree_levels htree_limit htree_swap \
 	badblocks_past_end \
-	gd_free_blocks gd_free_inodes gd_dirs; do
+	gd_free_blocks gd_free_inodes gd_dirs \
+	unattached slow_symlink_size encrypted; do
 	case $how in
 	dir_rec_len|dir_name_len|dir_dup_dot) bases="ext3 nodx ext2 uninit" ;;
 	dir_csum) bases="csum" ;;
@@ -951,6 +989,11 @@ for how in dir_unused_ino dir_ftype dir_bad_mode dir_dotdot dir_unlinked \
 	done
 done
 set --
+# --dirs=leave reads no directory block, so checks none.
+CASES+="
+name=ext3-dir-unused-ino-leave FS=ext3 HOW=dir_unused_ino LEAVE=1
+name=csum-dir-csum-leave       FS=csum HOW=dir_csum LEAVE=1
+"
 # Directories under each --dirs mode that moves them (slow: the base
 # image); pack keeps the historical names.
 for mode in pack itable roots volume; do
@@ -1130,6 +1173,47 @@ dirs_moved() {
 		fail "directories still in pieces after the run: $bad"
 }
 
+# LEAVE=1 (see above): every block the dry run reads, against every
+# block of a directory (debugfs, through a manifest of the image).
+leave_checks() {
+	local rc=0 p d2 s2
+	check "the default dry run refuses the directory fault"
+	run_tool -n "$IMG"
+	expect_exit 2
+	expect_refusal_line
+	check "under --dirs=leave, a dry run reads no directory block"
+	command -v strace >/dev/null || skip "no strace"
+	strace -qq -e trace=pread64 -o "$RUN_DIR/trace" \
+		"$E3MP" -n --dirs=leave "$IMG" >"$RUN_DIR/leave.out" \
+		2>"$RUN_DIR/leave.err" || rc=$?
+	[ "$rc" -le 1 ] || { cat "$RUN_DIR/leave.err" >&2;
+		fail "e3metapack -n --dirs=leave exited $rc"; }
+	image_unchanged "the dry run under --dirs=leave"
+	awk -v bs="$BS" -F', ' '/^pread64\(/ {
+		split($NF, r, " = "); len = r[2]; off = r[1]
+		for (b = int(off / bs); b * bs < off + len; b++) print b
+	}' "$RUN_DIR/trace" | sort -u >"$RUN_DIR/read"
+	[ -s "$RUN_DIR/read" ] || fail "no pread64 in the trace"
+	# the base's directories, the root and mk_dirs' four (/dc's block
+	# may be the faulty one: its inodes as mk_dirs found them)
+	d2=$(ino_of "$IMG" /dc2)
+	s2=$(ino_of "$IMG" /dc2/sub2)
+	{
+		cat "$T/base-$FS.manifest"
+		for p in 2 "$DC" "$SUB" "$d2" "$s2"; do
+			echo "- ino=$p type=dir"
+		done
+	} >"$RUN_DIR/manifest"
+	dir_blocks "$IMG" "$RUN_DIR/manifest" | cut -d' ' -f2- |
+		tr ' ' '\n' | grep . | sort -u >"$RUN_DIR/dirblk"
+	grep -qx "$(data_of "$IMG" /dc 0)" "$RUN_DIR/dirblk" ||
+		fail "/dc's block 0 is not among the directory blocks"
+	if comm -12 "$RUN_DIR/read" "$RUN_DIR/dirblk" | grep -q .; then
+		fail "directory blocks read: $(comm -12 "$RUN_DIR/read" \
+			"$RUN_DIR/dirblk" | head -5 | tr '\n' ' ')"
+	fi
+}
+
 hostile_case() {
 	local base
 	IMG=$RUN_DIR/img
@@ -1140,6 +1224,10 @@ hostile_case() {
 	[ -z "${FLIP:-}" ] || apply_flips "$IMG" "$FLIP"
 	cmp -s "$base" "$IMG" && fail "the corruption changed nothing"
 	cp "$IMG" "$IMG.orig"
+	if [ -n "${LEAVE:-}" ]; then
+		leave_checks
+		return 0
+	fi
 	[ -z "${HARMLESS:-}" ] || fsck_only "$RUN_DIR/fsck.before"
 	[ -z "${HARMLESS:-}" ] || dirs_scattered_before
 

@@ -19,11 +19,14 @@
  *   - htree directories (htreecheck.c): root and node headers, and every
  *     leaf's names within the hash range its index gives it;
  *   - the tree (pass 3): each directory named once, by the directory
- *     its '..' names, and reached from the root.
+ *     its '..' names, and reached from the root;
+ *   - where every directory is read, every inode in use named by some
+ *     entry (pass 4's unattached inodes; the links are not counted).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,6 +274,7 @@ static errcode_t check_entry(struct dircheck *dc, struct dstate *d,
 		return dc_refuse(dc, E3MP_DIR_ENTRY, d->ino, r->blk, why);
 	if (!de->inode)
 		return 0;
+	ext2fs_fast_unmark_inode_bitmap2(dc->mp->dnote->unnamed, de->inode);
 	if (r->logical == 0 && n == 1) {
 		d->dotdot = de->inode;
 		return 0;
@@ -396,6 +400,28 @@ static const char *check_place(const struct dircheck *dc,
 	return NULL;
 }
 
+/*
+ * Pass 4: an inode in use that no entry names is unattached (e2fsck
+ * offers to link it into lost+found).  Only where every directory's
+ * entries were read: an extent-mapped or inline directory's are not,
+ * and may name any inode.
+ */
+static errcode_t check_unattached(struct dircheck *dc)
+{
+	ext2fs_inode_bitmap unnamed = dc->mp->dnote->unnamed;
+	ext2_ino_t ino;
+	errcode_t err;
+
+	err = ext2fs_find_first_set_inode_bitmap2(unnamed, 1,
+			dc->fs->super->s_inodes_count, &ino);
+	if (err == ENOENT)
+		return 0;
+	if (err)
+		return err;
+	dc->mp->err_ino = ino;
+	return E3MP_UNATTACHED;
+}
+
 errcode_t dircheck_tree(struct dircheck *dc, const __u32 *ino,
 			const __u32 *rank, __u32 n)
 {
@@ -415,5 +441,7 @@ errcode_t dircheck_tree(struct dircheck *dc, const __u32 *ino,
 		if (why)
 			err = dc_refuse(dc, E3MP_DIR_TREE, d->ino, 0, why);
 	}
+	if (!err && all)
+		err = check_unattached(dc);
 	return err;
 }

@@ -34,6 +34,10 @@ struct dirnote {
 	struct dnote	*dir;		/* directories, ascending */
 	__u32		ndir, dir_alloc;
 	__u32		*grp_dirs;	/* directories in use, by group */
+	/* inodes some entry must name, until one does (kept with itype) */
+	ext2fs_inode_bitmap unnamed;
+	struct dnote	*slow;		/* slow symlinks, ascending (ditto) */
+	__u32		nslow, slow_alloc;
 };
 
 /* Scan hook: @ino is in use (called in ascending inode order). */
@@ -49,6 +53,10 @@ errcode_t dircheck_block(struct dircheck *dc, const struct ind_rec *r,
 errcode_t dircheck_tree(struct dircheck *dc, const __u32 *ino,
 			const __u32 *rank, __u32 n);
 void dircheck_close(struct dircheck **dc);
+
+/* inodecheck.c: a slow symlink's block @buf (read from @blk) */
+errcode_t symlink_target_check(struct e3mp *mp, ext2_ino_t ino, blk64_t blk,
+			       const char *buf, errcode_t read_err);
 
 /* groupcheck.c: descriptors' counts against the bitmaps and the scan */
 errcode_t group_counts_check(struct e3mp *mp);

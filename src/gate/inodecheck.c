@@ -4,8 +4,9 @@
  *
  * The scan (scan.c) checks the block map of every inode it walks; here
  * is what it checks besides: the bad-blocks inode's list, the extended
- * attribute block fields, inline data only with its feature, symlinks
- * (as far as the inode shows), and for
+ * attribute block fields, inline data only with its feature, no
+ * encrypted inode, symlinks (the inode here; a slow one's target as
+ * dirwalk.c reads its block), and for
  * inodes without a block map (fast symlinks, devices, inline data) no
  * extent flag on a fast symlink and an i_blocks that counts the extended
  * attribute block alone.
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "e3metapack.h"
+#include "gate/dircheck.h"
 
 /*
  * The bad-blocks inode lists blocks the run must never place anything
@@ -90,8 +92,8 @@ static errcode_t inode_refuse(struct e3mp *mp, ext2_ino_t ino,
  * A symlink as e2fsck pass 1 finds it valid, from the inode alone: a
  * size, below 4 GiB, no index flag; a fast one's target as long as its
  * size; a slow block-mapped one with one block, its size below it.  (The
- * slow target's own length would take a read of its block: the run
- * makes none, e2fsck does.)
+ * slow target's own length takes a read of its block: see
+ * symlink_target_check().)
  */
 static const char *symlink_fault(ext2_filsys fs, struct ext2_inode *in)
 {
@@ -114,6 +116,35 @@ static const char *symlink_fault(ext2_filsys fs, struct ext2_inode *in)
 	return NULL;
 }
 
+static int cmp_dnote_ino(const void *ctx, __u32 i, blk64_t ino)
+{
+	return mp_cmp_u64(((const struct dnote *) ctx)[i].ino, ino);
+}
+
+/*
+ * A slow symlink's target, as e2fsck pass 1 reads it from its block
+ * @buf: a NUL inside the block, at the symlink's size.  dirwalk.c reads
+ * these blocks in its one sweep of the directory blocks, in block order
+ * (one block per slow symlink), so not under --dirs=leave.  (An
+ * encrypted one would count otherwise; the scan refuses those.)
+ */
+errcode_t symlink_target_check(struct e3mp *mp, ext2_ino_t ino, blk64_t blk,
+			       const char *buf, errcode_t read_err)
+{
+	const struct dirnote *dn = mp->dnote;
+	__u32 at;
+
+	if (read_err)
+		return read_err;
+	if (!dn || !mp_bsearch(dn->nslow, ino, cmp_dnote_ino, dn->slow, &at))
+		return 0;
+	if (strnlen(buf, mp->fs->blocksize) == dn->slow[at].size)
+		return 0;
+	mp->err_blk = blk;
+	return inode_refuse(mp, ino,
+			    "a slow symlink whose size is not its target's");
+}
+
 errcode_t inode_fields_check(struct e3mp *mp, ext2_ino_t ino,
 			     const struct ext2_inode_large *inode, int nomap)
 {
@@ -121,6 +152,15 @@ errcode_t inode_fields_check(struct e3mp *mp, ext2_ino_t ino,
 	struct ext2_inode *in = (struct ext2_inode *) inode;
 	__u64 want;
 
+	/*
+	 * e2fsck pass 1 and 2 check an encrypted inode's policy (an
+	 * attribute) against its directory's, with or without the encrypt
+	 * feature; the run reads no attributes, so it takes none.
+	 */
+	if (in->i_flags & EXT4_ENCRYPT_FL) {
+		mp->err_ino = ino;
+		return E3MP_ENCRYPTED;
+	}
 	if (ino < EXT2_FIRST_INO(fs->super) && ino != EXT2_ROOT_INO)
 		return 0;
 	if (!ext2fs_has_feature_64bit(fs->super) &&

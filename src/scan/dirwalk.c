@@ -20,7 +20,9 @@
  * Each directory block is read once, in block order (one sweep, as
  * e2fsck pass 2 reads them), and checked as it is read (dircheck.c); a
  * block that cannot be read, or that e2fsck would repair, fails the run
- * before any write.
+ * before any write.  Each slow symlink's block is read in the same sweep
+ * (one block each) for the check of its target (inodecheck.c), which
+ * e2fsck pass 1 reads it for.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -143,6 +145,16 @@ static errcode_t read_block(struct walk *w, const struct ind_rec *r,
 	return err;
 }
 
+/* A slow symlink's block, for the check of its target. */
+static errcode_t read_symlink(struct e3mp *mp, const struct mp_slink *x,
+			      char *buf)
+{
+	errcode_t err;
+
+	err = io_channel_read_blk64(mp->fs->io, x->blk, 1, buf);
+	return symlink_target_check(mp, x->ino, x->blk, buf, err);
+}
+
 /* w->ino[]: the directories that have records, ascending, once each. */
 static errcode_t collect_dirs(struct walk *w, const struct e3mp *mp)
 {
@@ -167,9 +179,9 @@ static errcode_t collect_dirs(struct walk *w, const struct e3mp *mp)
 }
 
 /*
- * Every directory block (REC_DIR record) in block order, the order this
- * file reads them in and predtool.c predicts; *@out is the caller's to
- * free.
+ * Every directory block (REC_DIR record) and slow symlink block in block
+ * order, the order this file reads them in and predtool.c predicts;
+ * *@out is the caller's to free.
  */
 errcode_t dirs_by_block(const struct e3mp *mp, struct mp_dblk **out,
 			__u32 *n)
@@ -179,7 +191,7 @@ errcode_t dirs_by_block(const struct e3mp *mp, struct mp_dblk **out,
 	__u32 i;
 
 	*n = 0;
-	err = ext2fs_get_array(mp->nrec ? mp->nrec : 1, sizeof(*db), &db);
+	err = ext2fs_get_array(mp->nrec + mp->nslink + 1, sizeof(*db), &db);
 	if (err)
 		return err;
 	for (i = 0; i < mp->nrec; i++) {
@@ -188,13 +200,17 @@ errcode_t dirs_by_block(const struct e3mp *mp, struct mp_dblk **out,
 		db[*n].blk = mp->rec[i].blk;
 		db[(*n)++].rec = i;
 	}
+	for (i = 0; i < mp->nslink; i++) {
+		db[*n].blk = mp->slink[i].blk;
+		db[(*n)++].rec = i | MP_DBLK_X;
+	}
 	mp_sort(db, *n, sizeof(*db), cmp_dblk);
 	*out = db;
 	return 0;
 }
 
 /* Every directory block, in block order, into w->edge. */
-static errcode_t read_dirs(struct walk *w, const struct e3mp *mp)
+static errcode_t read_dirs(struct walk *w, struct e3mp *mp)
 {
 	struct mp_dblk *db = NULL;
 	__u32 n = 0, i;
@@ -205,7 +221,10 @@ static errcode_t read_dirs(struct walk *w, const struct e3mp *mp)
 	if (!err)
 		err = ext2fs_get_mem(w->fs->blocksize, &buf);
 	for (i = 0; !err && i < n; i++)
-		err = read_block(w, &mp->rec[db[i].rec], buf);
+		err = db[i].rec & MP_DBLK_X ?
+			read_symlink(mp, &mp->slink[db[i].rec & ~MP_DBLK_X],
+				     buf) :
+			read_block(w, &mp->rec[db[i].rec], buf);
 	ext2fs_free_mem(&buf);
 	ext2fs_free_mem(&db);
 	return err;

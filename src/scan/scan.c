@@ -177,12 +177,23 @@ static errcode_t record_data(struct scan_ctx *sc, blk64_t blk, blk64_t ref)
 
 /*
  * A block e2fsck pass 1 reads for inode @ino besides its indirect
- * blocks (predict.c): one record per inode with an EA block or a slow
- * symlink.
+ * blocks (predict.c): one note per inode with an EA block or a slow
+ * symlink.  A slow symlink's block the run reads too, to check its
+ * target (dirwalk.c), so it keeps its own list of them.
  */
 static errcode_t record_extra(struct e3mp *mp, ext2_ino_t ino, blk64_t blk,
 			      __u32 kind)
 {
+	errcode_t err;
+
+	if (kind == MP_X_SYMLINK) {
+		err = mp_grow(&mp->slink, &mp->slink_alloc, mp->nslink,
+			      sizeof(*mp->slink));
+		if (err)
+			return err;
+		mp->slink[mp->nslink].blk = blk;
+		mp->slink[mp->nslink++].ino = ino;
+	}
 	return mp_model_note_extra(mp->model, ino, blk, kind);
 }
 

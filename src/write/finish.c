@@ -202,6 +202,7 @@ errcode_t volume_close(struct e3mp *mp, int failed)
 	dirnote_free(mp);
 	mp->geom.nwalk = 0;
 	ext2fs_free_mem(&mp->ext);
+	ext2fs_free_mem(&mp->slink);
 	if (!fs)
 		return 0;
 	if (!failed && (fs->flags & EXT2_FLAG_RW) &&
