@@ -385,16 +385,18 @@ def setra(ra):
 
 
 def advice(vols, segs=16):
-    """Markdown: the setting an admin can choose that keeps the disk busy
-    least, over the packed volumes measured with several, against the
-    kernel's default here (the largest read_ahead_kb measured, default
-    options)."""
-    per = {}
+    """Markdown: the setting an admin can choose (ADMIN, read_ahead_kb)
+    that keeps the disk busy least, over the packed volumes measured with
+    several (the geometric mean of the ratios), against the kernel's
+    default here (the largest read_ahead_kb measured, default options);
+    then where the time goes, and what one bitmap thread would give."""
+    per, full = {}, {}
     for vol, d in opt_cases(vols).items():
-        p = {(k[1], k[3]): r["busy_s"] for k, r in d.items()
+        p = {(k[1], k[3]): r for k, r in d.items()
              if k[0] == "packed" and k[2] == segs}
         if p:
-            per[vol] = p
+            full[vol] = p
+            per[vol] = {k: r["busy_s"] for k, r in p.items()}
     if not per:
         return ""
     ras = sorted({ra for p in per.values() for ra, _ in p})
@@ -410,58 +412,82 @@ def advice(vols, segs=16):
             x *= p[c] / p[base]
         score[c] = x ** (1.0 / len(per))
     best = min(cands, key=lambda c: (score[c], c != base))
+    vs = sorted(per, key=vol_order)
 
     def name(c):
         return "`read_ahead_kb` %d%s" % (
-            c[0], ", `e2fsck -E readahead_kb=0`" if c[1] == "nora"
-            else ", e2fsck's defaults")
-    vs = sorted(per, key=vol_order)
-    figs = "; ".join("%s %.2f s -> %.2f s (%+.0f %%)" % (
-        v, per[v][base], per[v][best],
-        100.0 * (per[v][best] - per[v][base]) / per[v][base]) for v in vs)
+            c[0], " with `-E readahead_kb=0`" if c[1] == "nora" else "")
+
+    def figs(a, b):
+        return "; ".join("%s %.2f s -> %.2f s (%+.0f %%)" % (
+            v, per[v][a], per[v][b],
+            100.0 * (per[v][b] - per[v][a]) / per[v][a]) for v in vs)
     lines = []
     if best == base:
         lines.append("Before checking a packed volume, nothing measured "
-                     "beats the defaults (%s)." % name(base))
+                     "beats e2fsck's defaults at %s." % name(base))
     else:
         lines.append(
-            "Before checking a packed volume, set the disk's read-ahead to "
-            "%d KiB (`%s /dev/sdX`%s, or `echo %d > "
-            "/sys/block/sdX/queue/read_ahead_kb`)%s.  The disk's busy time "
-            "of the real `e2fsck -fn` (packed copies, %d drive segments), "
-            "from %s to %s: %s.  Set it back after the check (`%s` for %d "
-            "KiB)." % (
-                best[0], setra(best[0]),
-                ": the count is in 512-byte sectors", best[0],
+            "Before checking a packed volume, look at the disk's "
+            "read-ahead (`cat /sys/block/sdX/queue/read_ahead_kb`; this "
+            "kernel gives a rotational loop device %d).  If it is not %d, "
+            "set %d for the check (`%s /dev/sdX`, in 512-byte sectors)%s, "
+            "and set it back after.  The disk's busy time of the real "
+            "`e2fsck -fn` on packed copies (%d drive segments), %s -> "
+            "%s: %s." % (
+                base[0], best[0], best[0], setra(best[0]),
                 " and run `e2fsck -E readahead_kb=0`" if best[1] == "nora"
-                else "; keep e2fsck's own options", segs, name(base),
-                name(best), figs, setra(base[0]), base[0]))
-    # The other settings, for the admin who wonders.
-    rest = []
-    for c in cands:
-        if c in (base, best):
-            continue
-        rest.append("%s: %s" % (name(c), ", ".join(
-            "%s %.2f s" % (v, per[v][c]) for v in vs)))
+                else "; e2fsck's own options stay as they are",
+                segs, name(base), name(best), figs(base, best)))
+        big = vs[-1]
+        lines[-1] += ("  Wall time on the emulated disk, %s: %.1f s -> "
+                      "%.1f s." % (
+            big, full[big][base]["wall_s"], full[big][best]["wall_s"]))
+        if best[0] == 0:
+            n = ["%s %d -> %d" % (v, full[v][base]["requests"],
+                                  full[v][best]["requests"]) for v in vs]
+            lines.append(
+                "With read-ahead 0 the kernel sends every 4 KiB page as "
+                "its own request (%s requests): a disk with a higher cost "
+                "per command than the model's loses part of the gain." %
+                "; ".join(n))
+    rest = ["%s: %s" % (name(c), ", ".join(
+        "%s %.2f s" % (v, per[v][c]) for v in vs))
+        for c in cands if c not in (base, best)]
     if rest:
-        lines.append("Also measured: %s." % "; ".join(rest))
-    one = [(ra, "onecpu") for ra in ras
-           if all((ra, "onecpu") in p for p in per.values())]
-    if one:
-        lines.append(
-            "The bitmaps are read by as many threads as the machine has "
-            "CPUs (`sysconf(_SC_NPROCESSORS_CONF)`; `taskset` does not "
-            "change it), which take turns at the head; e2fsck 1.47 has no "
-            "option or variable to read them with one.  With one thread "
-            "(an `LD_PRELOAD` shim, `bench/onecpu.so`): %s." % "; ".join(
-                "`read_ahead_kb` %d: %s" % (c[0], ", ".join(
-                    "%s %.2f s" % (v, per[v][c]) for v in vs))
-                for c in one))
+        lines.append("Also measured (busy time): %s." % "; ".join(rest))
+    # Where the time goes on the largest volume, and one bitmap thread.
+    big = vs[-1]
+    r = full[big][best]
+    bm = r["by_kind_s"].get("bitmaps", 0)
+    it = r["by_kind_s"].get("itable", 0)
+    one = [ra for ra in ras if all((ra, "onecpu") in p for p in
+                                   per.values())]
+    text = ("Where it goes: on %s at %s, the block and inode bitmaps take "
+            "%.1f s of %.1f s, the inode tables %.1f s.  libext2fs reads "
+            "the bitmaps with as many threads as the machine has CPUs "
+            "(`sysconf(_SC_NPROCESSORS_CONF)`, %d here; `taskset` does "
+            "not change it), and they take turns at the head; e2fsck 1.47 "
+            "has no option or variable to read them with one." % (
+                big, name(best), bm, r["busy_s"], it, os.cpu_count()))
+    if best[0] in one:
+        # One thread against the same read_ahead_kb with e2fsck's
+        # defaults (the shim changes nothing else).
+        d = (best[0], "default")
+        o = full[big][(best[0], "onecpu")]
+        text += ("  With one thread (an `LD_PRELOAD` shim, "
+                 "`bench/onecpu.so`; e2fsck's defaults otherwise) the "
+                 "bitmaps on %s take %.1f s instead of %.1f s; e2fsck, on "
+                 "every volume at %s: %s." % (
+                     big, o["by_kind_s"].get("bitmaps", 0),
+                     full[big][d]["by_kind_s"].get("bitmaps", 0),
+                     name(d), figs(d, (best[0], "onecpu"))))
+    lines.append(text)
     lines.append("(`bench/realfsck`, %s; the table is in "
                  "docs/PERFORMANCE.md.)" % time.strftime(
                      "%Y-%m-%d", time.gmtime()))
-    return "\n".join(textwrap.fill(x, 72, break_on_hyphens=False)
-                     for x in lines)
+    return "\n\n".join(textwrap.fill(x, 72, break_on_hyphens=False)
+                       for x in lines)
 
 
 def headline(vols, res, roff):
@@ -622,7 +648,7 @@ def cmd_render(a):
             "E3MP_RF_SEGS=1 E3MP_RF_MODES='fn fp' E3MP_RF_IMAGES='mixed "
             "aged' bench/realfsck",
             "E3MP_RF_IMAGES= E3MP_RF_SCALE=64G bench/realfsck",
-            "E3MP_RF_IMAGES='mixed aged' E3MP_RF_SCALE=64G "
+            "E3MP_RF_IMAGES='mixed aged' E3MP_RF_SCALE='64G 256G' "
             "E3MP_RF_RA='0 128 2560' E3MP_RF_VARIANTS=packed \\",
             "  E3MP_RF_FSCKOPTS='default nora onecpu' E3MP_RF_TOOL=0 "
             "bench/realfsck",
@@ -630,6 +656,9 @@ def cmd_render(a):
             "bench/emuloop up DIR IMAGE --read-ahead-kb RA --segments S   "
             "# prints the loop device",
             "bench/emuloop cold DIR; e2fsck -fn LOOP; bench/emuloop down DIR",
+            "# E3MP_RF_FSCKOPTS: nora, onecpu",
+            "e2fsck -fn -E readahead_kb=0 LOOP; LD_PRELOAD=bench/onecpu.so "
+            "e2fsck -fn LOOP",
             "# the check: read_ahead_kb 0, --segments 0, then",
             "LD_PRELOAD=bench/onecpu.so taskset -c 0 e2fsck -fn -E "
             "readahead_kb=0 LOOP",
