@@ -439,10 +439,8 @@ def advice(vols, segs=16):
                 " and run `e2fsck -E readahead_kb=0`" if best[1] == "nora"
                 else "; e2fsck's own options stay as they are",
                 segs, name(base), name(best), figs(base, best)))
-        big = vs[-1]
-        lines[-1] += ("  Wall time on the emulated disk, %s: %.1f s -> "
-                      "%.1f s." % (
-            big, full[big][base]["wall_s"], full[big][best]["wall_s"]))
+        lines[-1] += ("  One run each; the wall times, in the table, "
+                      "vary with the host's load.")
         if best[0] == 0:
             n = ["%s %d -> %d" % (v, full[v][base]["requests"],
                                   full[v][best]["requests"]) for v in vs]
