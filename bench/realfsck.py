@@ -243,11 +243,13 @@ def check_table(vols):
 
 
 def settings(vols):
+    """The settings measured on a stock image too (the others, packed
+    only, are in the settings table)."""
     s = set()
     for c in vols.values():
         for name in c:
             m = CASE_RE.match(name)
-            if m:
+            if m and m.group(1) == "stock":
                 s.add((m.group(2), int(m.group(3)), int(m.group(4))))
     return sorted(s, key=lambda x: (x[0], -x[2], x[1]))
 
