@@ -17,7 +17,12 @@
   realfsck.py render RES [--doc FILE] --binary E3MP --top DIR
       Tables of every case in RES; with --doc, written into FILE between
       the "bench:realfsck" markers, through bench/render (FILE must hold
-      them).
+      them).  With --headline FILE..., the one headline (the largest
+      volume measured: e2fsck -fn's busy time stock -> packed at each
+      read_ahead_kb, e3metapack's own run) into each FILE between its
+      "bench:headline" markers; with --advice FILE..., what to set before
+      checking a packed volume (from the E3MP_RF_FSCKOPTS cases) between
+      its "bench:advice" markers.
 """
 
 import argparse
@@ -30,6 +35,7 @@ import platform
 import re
 import subprocess
 import sys
+import textwrap
 import time
 
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
@@ -176,6 +182,15 @@ ISSUE = {("mixed", 128): "8.1x", ("mixed", 2560): "5.4x",
          ("256G", 128): "after 48 s", ("256G", 2560): "387 s -> 52 s (7.5x)"}
 
 CASE_RE = re.compile(r"^(stock|packed)-(f[np])-ra(\d+)-s(\d+)\.json$")
+# A case with other e2fsck settings (E3MP_RF_FSCKOPTS); no suffix: default.
+OPT_RE = re.compile(r"^(stock|packed)-(f[np])-ra(\d+)-s(\d+)"
+                    r"(?:-([a-z0-9]+))?\.json$")
+# What each setting is, in a table and in the advice; ADMIN: the ones an
+# admin can choose without changing e2fsck.
+OPTS = {"default": "default options",
+        "nora": "`-E readahead_kb=0`",
+        "onecpu": "bitmaps read by one thread (`bench/onecpu.so`)"}
+ADMIN = ("default", "nora")
 
 
 def sh(cmd):
@@ -228,11 +243,13 @@ def check_table(vols):
 
 
 def settings(vols):
+    """The settings measured on a stock image too (the others, packed
+    only, are in the settings table)."""
     s = set()
     for c in vols.values():
         for name in c:
             m = CASE_RE.match(name)
-            if m:
+            if m and m.group(1) == "stock":
                 s.add((m.group(2), int(m.group(3)), int(m.group(4))))
     return sorted(s, key=lambda x: (x[0], -x[2], x[1]))
 
@@ -322,6 +339,219 @@ def tool_table(vols):
     return out if len(out) > 2 else []
 
 
+def opt_cases(vols, mode="fn"):
+    """{vol: {(variant, ra, segs, opt): case}} for the volumes measured
+    with a setting other than the default."""
+    out = {}
+    for vol, c in vols.items():
+        d = {}
+        for name, r in c.items():
+            m = OPT_RE.match(name)
+            if m and m.group(2) == mode:
+                d[(m.group(1), int(m.group(3)), int(m.group(4)),
+                   m.group(5) or "default")] = r
+        if any(k[3] != "default" for k in d):
+            out[vol] = d
+    return out
+
+
+def opts_table(vols):
+    """Every -fn case of the volumes measured with other settings."""
+    out = ["| volume | image | drive segments | read_ahead_kb | e2fsck | "
+           "wall s | busy s | bitmaps s | itable s | ind s | data (RA) s "
+           "| data (RA) MiB | requests |",
+           "|---|---|---:|---:|---|" + "---:|" * 8]
+    order = list(OPTS)
+    for vol, d in opt_cases(vols).items():
+        # The images and drive segments measured with other settings.
+        keep = {(k[0], k[2]) for k in d if k[3] != "default"}
+        d = {k: r for k, r in d.items() if (k[0], k[2]) in keep}
+        for k in sorted(d, key=lambda k: (k[0] != "stock", -k[2], k[1],
+                                          order.index(k[3])
+                                          if k[3] in order else 99)):
+            r, b = d[k], d[k]["by_kind_s"]
+            out.append("| %s | %s | %d | %d | %s | %.2f | %.2f | %s |"
+                       " %.0f | %d |" % (
+                           vol, k[0], k[2], k[1], OPTS.get(k[3], k[3]),
+                           r["wall_s"], r["busy_s"],
+                           " | ".join("%.2f" % b.get(g, 0) for g in
+                                      ("bitmaps", "itable", "ind",
+                                       "data (RA)")),
+                           r["by_kind_bytes"].get("data (RA)", 0) /
+                           2.0 ** 20, r["requests"]))
+    return out if len(out) > 2 else []
+
+
+def setra(ra):
+    return "blockdev --setra %d" % (ra * 2)
+
+
+def advice(vols, segs=16):
+    """Markdown: the setting an admin can choose (ADMIN, read_ahead_kb)
+    that keeps the disk busy least, over the packed volumes measured with
+    several (the geometric mean of the ratios), against the kernel's
+    default here (the largest read_ahead_kb measured, default options);
+    then where the time goes, and what one bitmap thread would give."""
+    per, full = {}, {}
+    for vol, d in opt_cases(vols).items():
+        p = {(k[1], k[3]): r for k, r in d.items()
+             if k[0] == "packed" and k[2] == segs}
+        if p:
+            full[vol] = p
+            per[vol] = {k: r["busy_s"] for k, r in p.items()}
+    if not per:
+        return ""
+    ras = sorted({ra for p in per.values() for ra, _ in p})
+    base = (ras[-1], "default")
+    cands = [(ra, o) for ra in ras for o in ADMIN
+             if all((ra, o) in p for p in per.values())]
+    if base not in cands:
+        return ""
+    score = {}
+    for c in cands:
+        x = 1.0
+        for p in per.values():
+            x *= p[c] / p[base]
+        score[c] = x ** (1.0 / len(per))
+    best = min(cands, key=lambda c: (score[c], c != base))
+    vs = sorted(per, key=vol_order)
+
+    def name(c):
+        return "`read_ahead_kb` %d%s" % (
+            c[0], " with `-E readahead_kb=0`" if c[1] == "nora" else "")
+
+    def figs(a, b):
+        return "; ".join("%s %.2f s -> %.2f s (%+.0f %%)" % (
+            v, per[v][a], per[v][b],
+            100.0 * (per[v][b] - per[v][a]) / per[v][a]) for v in vs)
+    lines = []
+    if best == base:
+        lines.append("Before checking a packed volume, nothing measured "
+                     "beats e2fsck's defaults at %s." % name(base))
+    else:
+        lines.append(
+            "Before checking a packed volume, look at the disk's "
+            "read-ahead (`cat /sys/block/sdX/queue/read_ahead_kb`; this "
+            "kernel gives a rotational loop device %d).  If it is not %d, "
+            "set %d for the check (`%s /dev/sdX`, in 512-byte sectors)%s, "
+            "and set it back after.  The disk's busy time of the real "
+            "`e2fsck -fn` on packed copies (%d drive segments), %s -> "
+            "%s: %s." % (
+                base[0], best[0], best[0], setra(best[0]),
+                " and run `e2fsck -E readahead_kb=0`" if best[1] == "nora"
+                else "; e2fsck's own options stay as they are",
+                segs, name(base), name(best), figs(base, best)))
+        lines[-1] += ("  One run each; the wall times, in the table, "
+                      "vary with the host's load.")
+        if best[0] == 0:
+            n = ["%s %d -> %d" % (v, full[v][base]["requests"],
+                                  full[v][best]["requests"]) for v in vs]
+            lines.append(
+                "With read-ahead 0 the kernel sends every 4 KiB page as "
+                "its own request (%s requests): a disk with a higher cost "
+                "per command than the model's loses part of the gain." %
+                "; ".join(n))
+    rest = ["%s: %s" % (name(c), ", ".join(
+        "%s %.2f s" % (v, per[v][c]) for v in vs))
+        for c in cands if c not in (base, best)]
+    if rest:
+        lines.append("Also measured (busy time): %s." % "; ".join(rest))
+    # Where the time goes on the largest volume, and one bitmap thread.
+    big = vs[-1]
+    r = full[big][best]
+    bm = r["by_kind_s"].get("bitmaps", 0)
+    it = r["by_kind_s"].get("itable", 0)
+    one = [ra for ra in ras if all((ra, "onecpu") in p for p in
+                                   per.values())]
+    text = ("Where it goes: on %s at %s, the block and inode bitmaps take "
+            "%.1f s of %.1f s, the inode tables %.1f s.  libext2fs reads "
+            "the bitmaps with as many threads as the machine has CPUs "
+            "(`sysconf(_SC_NPROCESSORS_CONF)`, %d here; `taskset` does "
+            "not change it), and they take turns at the head; e2fsck 1.47 "
+            "has no option or variable to read them with one." % (
+                big, name(best), bm, r["busy_s"], it, os.cpu_count()))
+    if best[0] in one:
+        # One thread against the same read_ahead_kb with e2fsck's
+        # defaults (the shim changes nothing else).
+        d = (best[0], "default")
+        o = full[big][(best[0], "onecpu")]
+        text += ("  With one thread (an `LD_PRELOAD` shim, "
+                 "`bench/onecpu.so`; e2fsck's defaults otherwise) the "
+                 "bitmaps on %s take %.1f s instead of %.1f s; e2fsck, on "
+                 "every volume at %s: %s." % (
+                     big, o["by_kind_s"].get("bitmaps", 0),
+                     full[big][d]["by_kind_s"].get("bitmaps", 0),
+                     name(d), figs(d, (best[0], "onecpu"))))
+    lines.append(text)
+    lines.append("(`bench/realfsck`, %s; the table is in "
+                 "docs/PERFORMANCE.md.)" % time.strftime(
+                     "%Y-%m-%d", time.gmtime()))
+    return "\n\n".join(textwrap.fill(x, 72, break_on_hyphens=False)
+                       for x in lines)
+
+
+def headline(vols, res, roff):
+    """The one headline: the largest volume with e2fsck -fn measured stock
+    and packed (16 drive segments, else the most), at each read_ahead_kb,
+    and e3metapack's own run there."""
+    best = None
+    for vol, c in vols.items():
+        got = {}
+        for name in c:
+            m = CASE_RE.match(name)
+            if m and m.group(1) == "stock" and m.group(2) == "fn":
+                ra, segs = int(m.group(3)), int(m.group(4))
+                pk = c.get("packed-fn-ra%d-s%d.json" % (ra, segs))
+                if pk:
+                    got.setdefault(segs, []).append(
+                        (ra, c[name]["busy_s"], pk["busy_s"]))
+        if got:
+            segs = 16 if 16 in got else max(got)
+            best = (vol, segs, sorted(got[segs]))
+    if not best:
+        return ""
+    vol, segs, figs = best
+    c = vols[vol]
+    code = (lambda t: "\\fB%s\\fR" % t.replace("-", "\\-")) if roff \
+        else (lambda t: "`%s`" % t)
+    path = (lambda t: "\\fI%s\\fR" % t) if roff else (lambda t: t)
+    m = re.match(r"(\d+)([GT])$", vol)
+    what = ("an aged %s %siB ext3 volume" % (m.group(1), m.group(2))
+            if m else "the bench image %s" % code(vol))
+    ind = ""
+    mk = os.path.join(os.path.dirname(os.path.abspath(res)), "img",
+                      vol + ".mkbig")
+    if os.path.exists(mk):
+        kv = dict(x.split() for x in open(mk) if len(x.split()) == 2)
+        n = sum(int(kv.get(k, 0)) for k in ("ind", "dind", "tind"))
+        ind = " (%d indirect blocks, made by %s)" % (n, code("bench/mkbig"))
+    rpm = round(60000.0 / (2 * hddmodel.HALF_ROT_MS), -2)
+    parts = ["%.1f s before packing, %.1f s after (%.1fx) with %s %d" % (
+        s, p, s / p, code("read_ahead_kb"), ra) for ra, s, p in figs]
+    text = ("On %s%s, the real %s with its default options, on an emulated "
+            "%.0f rpm disk (%s, %d drive segments, caches cold), keeps the "
+            "disk busy %s." % (what, ind, code("e2fsck -fn"), rpm,
+                               code("bench/emudisk"), segs,
+                               "; ".join(parts)))
+    tools = [(int(m.group(1)), c[n]) for n in sorted(c)
+             for m in [re.match(r"tool-ra(\d+)-s%d\.json$" % segs, n)] if m]
+    if tools:
+        ra, t = tools[0]
+        st = dict((r, s) for r, s, _ in figs).get(ra)
+        text += ("  The run itself keeps it busy %.1f s (with %s %d%s)." % (
+            t["busy_s"], code("read_ahead_kb"), ra,
+            ", %.1fx one %s before packing" % (t["busy_s"] / st,
+                                               code("e2fsck -fn"))
+            if st else ""))
+    text += ("  (%s, %s; every figure is in %s.)" % (
+        code("bench/realfsck"), time.strftime("%Y-%m-%d", time.gmtime()),
+        path("docs/PERFORMANCE.md")))
+    if roff:
+        return "\n".join(text.replace(".  ", ".\n").replace("; ", ";\n")
+                         .split("\n"))
+    return textwrap.fill(text, 72, break_on_hyphens=False)
+
+
 INTRO = """\
 ## The real e2fsck, measured on an emulated disk
 
@@ -394,6 +624,16 @@ def cmd_render(a):
         out += setting_table(vols, mode, ra, segs) + [""]
         out += ["Busy seconds by what was read:", ""]
         out += kinds_table(vols, mode, ra, segs) + [""]
+    t = opts_table(vols)
+    if t:
+        out += ["### e2fsck -fn with the settings an admin can choose", "",
+                "The device's `read_ahead_kb` (`blockdev --setra`, in "
+                "512-byte sectors), e2fsck's own prefetch off (`-E "
+                "readahead_kb=0`), and, for comparison, the bitmaps read "
+                "by one thread (`bench/onecpu.so`: libext2fs starts "
+                "`sysconf(_SC_NPROCESSORS_CONF)` threads, %s here; "
+                "e2fsck 1.47 has no option for it).  README's advice is "
+                "rendered from this table." % os.cpu_count(), ""] + t + [""]
     t = tool_table(vols)
     if t:
         out += ["### e3metapack's own run on the emulated disk", "",
@@ -408,10 +648,17 @@ def cmd_render(a):
             "E3MP_RF_SEGS=1 E3MP_RF_MODES='fn fp' E3MP_RF_IMAGES='mixed "
             "aged' bench/realfsck",
             "E3MP_RF_IMAGES= E3MP_RF_SCALE=64G bench/realfsck",
+            "E3MP_RF_IMAGES='mixed aged' E3MP_RF_SCALE='64G 256G' "
+            "E3MP_RF_RA='0 128 2560' E3MP_RF_VARIANTS=packed \\",
+            "  E3MP_RF_FSCKOPTS='default nora onecpu' E3MP_RF_TOOL=0 "
+            "bench/realfsck",
             "# per case (bench/emuloop):",
             "bench/emuloop up DIR IMAGE --read-ahead-kb RA --segments S   "
             "# prints the loop device",
             "bench/emuloop cold DIR; e2fsck -fn LOOP; bench/emuloop down DIR",
+            "# E3MP_RF_FSCKOPTS: nora, onecpu",
+            "e2fsck -fn -E readahead_kb=0 LOOP; LD_PRELOAD=bench/onecpu.so "
+            "e2fsck -fn LOOP",
             "# the check: read_ahead_kb 0, --segments 0, then",
             "LD_PRELOAD=bench/onecpu.so taskset -c 0 e2fsck -fn -E "
             "readahead_kb=0 LOOP",
@@ -424,14 +671,22 @@ def cmd_render(a):
     sys.stdout.write(text)
     if a.doc:
         write_doc(a.doc, text)
+    for d in a.headline or []:
+        h = headline(vols, a.res, re.search(r"\.[1-9]$", d) is not None)
+        if h:
+            write_doc(d, h, "headline")
+    adv = advice(vols)
+    for d in a.advice or []:
+        if adv:
+            write_doc(d, adv, "advice")
 
 
-def write_doc(path, text):
-    """The section into PATH through bench/render, the one renderer (PATH
-    must hold the bench:realfsck markers)."""
+def write_doc(path, text, name="realfsck"):
+    """TEXT into PATH between its bench:NAME markers, through bench/render,
+    the one renderer (PATH must hold them)."""
     r = subprocess.run([sys.executable,
                         os.path.join(os.path.dirname(__file__), "render"),
-                        path, "realfsck", "-"], input=text, text=True)
+                        path, name, "-"], input=text, text=True)
     if r.returncode:
         sys.exit(r.returncode)
 
@@ -456,6 +711,8 @@ def main():
     r.add_argument("--doc")
     r.add_argument("--binary", required=True)
     r.add_argument("--top", required=True)
+    r.add_argument("--headline", nargs="*")
+    r.add_argument("--advice", nargs="*")
     a = p.parse_args()
     if a.sub == "case":
         cmd_case(a)
