@@ -451,11 +451,7 @@ def advice(vols, segs=16):
                 "its own request (%s requests): a disk with a higher cost "
                 "per command than the model's loses part of the gain." %
                 "; ".join(n))
-    rest = ["%s: %s" % (name(c), ", ".join(
-        "%s %.2f s" % (v, per[v][c]) for v in vs))
-        for c in cands if c not in (base, best)]
-    if rest:
-        lines.append("Also measured (busy time): %s." % "; ".join(rest))
+    # (the other settings measured are in PERFORMANCE.md's table)
     # Where the time goes on the largest volume, and one bitmap thread.
     big = vs[-1]
     r = full[big][best]
