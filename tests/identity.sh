@@ -23,8 +23,10 @@
 # COMBOS: every --home rule with every --dirs mode (15), both orders with
 # each rule (--order=delete, 3 more), the --mc-max bounds (1, 50), a
 # non-reference --disk and a dry run; --partition, -p, -v, -d change no
-# plan and are left out.  E3MP_CASES (shell patterns) narrows the images,
-# E3MP_IDENTITY_QUICK=1 the combinations to the first of each kind;
+# plan and are left out.  A combination's options are joined by '+'
+# (--disk's value holds commas); E3MP_IDENTITY_COMBOS replaces the list.
+# E3MP_CASES (shell patterns) narrows the images, E3MP_IDENTITY_QUICK=1
+# the combinations to the first of each kind;
 # E3MP_IDENTITY_IMAGES (paths) adds images of one's own, e.g. bench/run's
 # (E3MP_CASES='none' then runs those alone).
 #
@@ -45,16 +47,17 @@ mkdir -p "$CACHE"
 COMBOS=''
 for home in inode data inline; do
 	for dirs in volume leave pack itable roots; do
-		COMBOS="$COMBOS --home=$home,--dirs=$dirs"
+		COMBOS="$COMBOS --home=$home+--dirs=$dirs"
 	done
-	COMBOS="$COMBOS --home=$home,--order=delete"
+	COMBOS="$COMBOS --home=$home+--order=delete"
 done
 COMBOS="$COMBOS --mc-max=1 --mc-max=50 --disk=2,20,6,100 -n
-	--home=data,--dirs=pack,-zUNDO"
+	--home=data+--dirs=pack+-zUNDO"
 if [ -n "${E3MP_IDENTITY_QUICK:-}" ]; then
-	COMBOS='--home=inode,--dirs=volume --home=data,--dirs=pack
-		--home=inline,--order=delete -zUNDO'
+	COMBOS='--home=inode+--dirs=volume --home=data+--dirs=pack
+		--home=inline+--order=delete -zUNDO'
 fi
+COMBOS=${E3MP_IDENTITY_COMBOS:-$COMBOS}
 
 # The cases of t0300 (its CASES='...' block), one line each.
 t0300_cases() {
@@ -87,7 +90,7 @@ run_one() {
 	local -a a
 	mkdir -p "$dir"
 	cp --sparse=always "$img" "$dir/v.img"
-	IFS=, read -r -a a <<<"$args"
+	IFS=+ read -r -a a <<<"$args"
 	a=("${a[@]/#-zUNDO/-z$dir/../u-${dir##*/}.e2undo}")
 	case $args in *-zUNDO*) ;; *) a+=(-z none) ;; esac
 	(cd "$dir" && timeout -k 10 "$E3MP_TIMEOUT" "$bin" --json "${a[@]}" \
