@@ -90,8 +90,7 @@
 
 #include "e3metapack.h"
 
-/* main.c is not linked in; this is its signal flag. */
-volatile sig_atomic_t e3mp_stop;
+/* (main.c is not linked in; the signal flag is lib/stop.c's, which is) */
 
 #define MAX_TEMPLATES	16
 #define MAX_PATCHES	4096
