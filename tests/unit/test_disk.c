@@ -191,8 +191,8 @@ static void setup(__u32 ipg)
 	vol.dir_index = 1;
 	vol.ops = &ops;
 	vol.x = xr;
-	gio[0] = (struct mp_group_io) { 100, ipg / 4, 50, 51 };
-	gio[1] = (struct mp_group_io) { 8300, ipg / 4, 8250, 8251 };
+	gio[0] = (struct mp_group_io) { 100, ipg / 4, 50, 51, 1 };
+	gio[1] = (struct mp_group_io) { 8300, ipg / 4, 8250, 8251, 1 };
 	nrec = 0;
 	ndirs[0] = ndirs[1] = 0;
 }
@@ -247,7 +247,7 @@ static int check(int after)
 	errcode_t err;
 	int k;
 
-	err = mp_predict_fsck(&vol, &ref, rec, nrec, after, &got);
+	err = mp_predict_fsck(&vol, &ref, NULL, rec, nrec, after, &got);
 	EXPECT(!err, "mp_predict_fsck: %ld", (long) err);
 	for (k = 0; k < MP_K_COUNT; k++)
 		EXPECT(NEAR(got.ms[k], want.ms[k]), "%s: %g ms, want %g",
