@@ -94,6 +94,9 @@ struct mp_fsck_env {
 	int			segments;	/* of the drive's cache */
 	const struct mp_set_ops	*cache;
 	void			*cache_priv;
+	/* the kernel's requests, one call each (NULL: none) */
+	void			(*trace)(void *priv, __u64 pos, __u64 len);
+	void			*trace_priv;
 };
 
 /* @env NULL: e2fsck's own reads (test_io's log) straight to the disk. */

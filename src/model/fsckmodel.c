@@ -636,9 +636,12 @@ errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
 	w->out = out;
 	w->env = env;
 	mp_disk_init(&w->d, dp, v->span, v->blocksize);
-	if (env)
+	if (env) {
 		mp_kern_init(w->k, dp, v->span, v->blocksize, env->ra_kb,
 			     env->segments, env->cache, env->cache_priv);
+		w->k->trace = env->trace;
+		w->k->trace_priv = env->trace_priv;
+	}
 	err = walk_volume(w, nrec);
 	ext2fs_free_mem(&w->roots);
 	for (k = 0; k < MP_K_COUNT; k++)

@@ -79,6 +79,9 @@ static double submit(struct mp_kernel *k, __u64 pg, __u64 n)
 		len = n < MP_KERN_BIO_PAGES ? n : MP_KERN_BIO_PAGES;
 		ms += mp_drive_request(&k->drive, pg * MP_PAGE_SIZE,
 				       len * MP_PAGE_SIZE, 0);
+		if (k->trace)
+			k->trace(k->trace_priv, pg * MP_PAGE_SIZE,
+				 len * MP_PAGE_SIZE);
 		k->requests++;
 	}
 	k->ms += ms;

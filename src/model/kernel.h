@@ -48,6 +48,9 @@ struct mp_kernel {
 	unsigned int		nmark;
 	double			ms;		/* busy time so far */
 	__u64			requests, pages;
+	/* each request, as it goes to the drive (NULL: none) */
+	void			(*trace)(void *priv, __u64 pos, __u64 len);
+	void			*trace_priv;
 };
 
 void mp_kern_init(struct mp_kernel *k, const struct mp_disk_params *p,
