@@ -699,6 +699,9 @@ def cmd_render(a):
             "# E3MP_RF_FSCKOPTS: nora, onecpu",
             "e2fsck -fn -E readahead_kb=0 LOOP; LD_PRELOAD=bench/onecpu.so "
             "e2fsck -fn LOOP",
+            "# the prediction (predict-raRA.json; E3MP_RF_PREDICT=0 keeps "
+            "the last)",
+            "src/e3metapack -n --json --read-ahead=RA STOCK-IMAGE",
             "# the check: read_ahead_kb 0, --segments 0, then",
             "LD_PRELOAD=bench/onecpu.so taskset -c 0 e2fsck -fn -E "
             "readahead_kb=0 LOOP",
