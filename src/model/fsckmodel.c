@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fsckmodel.c --- e2fsck -fn's reads, in e2fsck 1.47's order, through
- * the model disk
+ * the model kernel (kernel.c) or straight to the model disk
  *
  * The order, as e2fsck's test_io read log shows it (-E readahead_kb=0,
  * one thread):
@@ -27,11 +27,20 @@
  *      pass 1 read left out; after the run, a block the plan moves
  *      (REC_DIR) at its destination;
  *   5. the block and inode bitmaps, group by group (pass 5 reads them).
+ * With its default options (the walk through the kernel) e2fsck also
+ * reads ahead: at pass 1's start and whenever the scan reaches the last
+ * buffer of the last group read ahead, the inode tables in use of as
+ * many next groups as pass its readahead_kb (two tables' worth); in
+ * pass 2, a readahead_kb's worth of the list an eighth ahead, every 7/8
+ * of it.  Its reads are then one pread() each (a table's buffer, a
+ * block), as the kernel sees them.  The bitmaps come after pass 2, the
+ * block bitmaps first in group order, then the inode bitmaps by one
+ * thread per CPU taking turns, as bench/emudisk logged them.
  * e2fsck reads some blocks twice (the journal's map in pass 1 again);
  * the page cache serves those, so the walk reads each block once.  Not
  * modelled: extent-tree blocks, and the few blocks e2fsck reads out of
  * this order (the root directory's first block before pass 1).  Time
- * is linear in the blocks read; memory is one batch.
+ * is linear in the blocks read; memory is one batch and pass 2's list.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -544,10 +553,10 @@ static blk64_t next_ibitmap(struct walk *w, __u32 *g, __u32 last)
 {
 	struct mp_group_io gi;
 
-	for (; *g <= last; (*g)++) {
-		w->v->ops->group(w->v->priv, *g, &gi);
+	while (*g <= last) {
+		w->v->ops->group(w->v->priv, (*g)++, &gi);
 		if (gi.ibitmap && !mp_kern_cached(w->k, gi.ibitmap))
-			return (*g)++, gi.ibitmap;
+			return gi.ibitmap;
 	}
 	return 0;
 }
