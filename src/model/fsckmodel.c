@@ -254,8 +254,9 @@ static blk64_t take_inode(struct walk *w, struct deferred *d, __u32 *i,
 static void itable_ahead(struct walk *w, __u32 start)
 {
 	const struct mp_fsck_vol *v = w->v;
-	__u64 limit = (__u64) w->env->fsck_ra_kb * 1024, bytes = 0;
+	__u64 limit = (__u64) w->env->fsck_ra_kb * 1024, bytes = 0, run = 0;
 	struct mp_group_io gi;
+	blk64_t first = 0;
 	__u32 g, x;
 
 	for (g = start; g < v->g->group_count; g++) {
@@ -264,11 +265,22 @@ static void itable_ahead(struct walk *w, __u32 start)
 		if (bytes > limit)
 			break;
 	}
+	/* (one fadvise per run: flex_bg's tables are contiguous) */
 	for (x = start; x <= g && x < v->g->group_count; x++) {
 		v->ops->group(v->priv, x, &gi);
-		if (gi.in_use && gi.itable_blocks)
-			io(w, gi.itable, gi.itable_blocks, MP_K_ITABLE, 1);
+		if (!gi.in_use || !gi.itable_blocks)
+			continue;
+		if (run && gi.itable == first + run) {
+			run += gi.itable_blocks;
+			continue;
+		}
+		if (run)
+			io(w, first, run, MP_K_ITABLE, 1);
+		first = gi.itable;
+		run = gi.itable_blocks;
 	}
+	if (run)
+		io(w, first, run, MP_K_ITABLE, 1);
 	w->ra_group = g + 1;
 }
 
