@@ -85,7 +85,7 @@ struct mp_fsck_vol {
  * drive with a read-ahead cache.  The page cache's pages are a set
  * behind @cache (set MP_S_CACHED, empty at the start).
  */
-#define MP_FSCK_MAX_THREADS	64	/* bitmap threads modelled */
+#define MP_FSCK_MAX_THREADS	1024	/* bitmap threads modelled */
 
 struct mp_fsck_env {
 	unsigned int		ra_kb;		/* the device's read_ahead_kb */
