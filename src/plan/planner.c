@@ -83,9 +83,17 @@ int same_run(const struct planner *pl, __u32 a, __u32 b)
 
 __u32 rec_class(const struct planner *pl, __u32 i)
 {
+	int dir = !!(pl->rec[i].flags & REC_DIR);
+
 	if (mp_rec_in_head(pl->g, &pl->rec[i]))
-		return CL_HEAD;
-	return (pl->rec[i].flags & REC_DIR) ? CL_DIR : CL_IND;
+		return dir ? CL_HEAD : CL_HIND;
+	return dir ? CL_DIR : CL_IND;
+}
+
+/* Record @i goes to a head zone (of class CL_HIND or CL_HEAD). */
+int rec_in_head(const struct planner *pl, __u32 i)
+{
+	return rec_class(pl, i) <= CL_HEAD;
 }
 
 /* Bucket of the processing order: the group, then the class. */
@@ -150,7 +158,7 @@ __u32 region_first(const struct planner *pl, __u32 r)
 {
 	__u32 h = pl->home[r];
 
-	return rec_class(pl, r) == CL_HEAD ? pl->p->mc_first[h] :
+	return rec_in_head(pl, r) ? pl->p->mc_first[h] :
 	       pl->p->fill_first[h];
 }
 
@@ -177,7 +185,7 @@ int slot_fits(const struct planner *pl, __u32 s, __u32 r)
 	const struct mp_plan *p = pl->p;
 
 	return !pl->owner[s] && !slot_added(p, s) &&
-	       slot_in_head(p, s) == (rec_class(pl, r) == CL_HEAD) &&
+	       slot_in_head(p, s) == rec_in_head(pl, r) &&
 	       (!slot_below(p, s) || p->slot[s] == pl->rec[r].blk);
 }
 
