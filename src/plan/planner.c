@@ -203,17 +203,23 @@ int is_dir(const struct planner *pl, __u32 r)
  * deterministic fill around what stays, it lands where it is, so a
  * second plan still moves nothing.  A directory's run may be in two
  * such pieces, the second anywhere in the region: as a plan leaves a
- * grown one whose new blocks found no room right after it.
+ * grown one whose new blocks found no room right after it.  A run
+ * of indirect blocks bound for a head zone is in place only in its home
+ * group's: the allocator leaves many a file's first IND right after
+ * some inode table, which is no place of its own.
  */
 __u32 run_prefix_end(struct planner *pl, __u32 i, __u32 end)
 {
 	__u32 prev = region_first(pl, pl->order[i]), k;
 	int pieces = is_dir(pl, pl->order[i]) ? 2 : 1;
+	__u32 last = rec_class(pl, pl->order[i]) == CL_HIND ?
+		     pl->p->tail_first[pl->home[pl->order[i]]] : pl->p->nslot;
 
 	for (k = i; k < end; k++) {
 		__u32 s = slot_index(pl->p, pl->rec[pl->order[k]].blk);
 
-		if (s == NO_SLOT || !slot_fits(pl, s, pl->order[k]))
+		if (s == NO_SLOT || s >= last ||
+		    !slot_fits(pl, s, pl->order[k]))
 			break;
 		if (s < prev) {
 			if (--pieces == 0 ||
