@@ -22,7 +22,9 @@
       read_ahead_kb, e3metapack's own run) into each FILE between its
       "bench:headline" markers; with --advice FILE..., what to set before
       checking a packed volume (from the E3MP_RF_FSCKOPTS cases) between
-      its "bench:advice" markers.
+      its "bench:advice" markers.  The layouts compared (copies packed
+      with other options: bench/rflayout.py) go between FILE's
+      "bench:layouts" markers.
 """
 
 import argparse
@@ -41,6 +43,7 @@ import time
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hddmodel  # noqa: E402  (one set of constants: RATE)
+import rflayout  # noqa: E402  (the layouts compared, issue 31)
 
 # What each blockorder kind is reported as, in the report's column order.
 GROUPS = [
@@ -671,6 +674,11 @@ def cmd_render(a):
         h = headline(vols, a.res, re.search(r"\.[1-9]$", d) is not None)
         if h:
             write_doc(d, h, "headline")
+    lay = rflayout.render(vols, sh("'%s' --help 2>&1" % a.binary))
+    if lay:
+        sys.stdout.write(lay)
+    if a.doc and lay:
+        write_doc(a.doc, lay, "layouts")
     adv = advice(vols)
     for d in a.advice or []:
         if adv:
