@@ -116,6 +116,17 @@ def cmd_case(a):
     print()
 
 
+def cmd_median(a):
+    """The run of median busy time among a case's runs (the lower middle
+    one of an even count), with every run's busy time."""
+    runs = [json.load(open(p)) for p in a.runs]
+    order = sorted(range(len(runs)), key=lambda i: runs[i]["busy_s"])
+    r = runs[order[(len(runs) - 1) // 2]]
+    r["runs_busy_s"] = [x["busy_s"] for x in runs]
+    json.dump(r, sys.stdout)
+    print()
+
+
 def asked_for(kinds, first, end, bs):
     """The kind a request's positioning is charged to: its first block's,
     or, where blocks are smaller than the kernel's 4 KiB page, the first
@@ -710,6 +721,8 @@ def main():
     c.add_argument("--segs", type=int, default=0)
     c.add_argument("--cmd", default="")
     c.add_argument("--out-tail", required=True)
+    m = sub.add_parser("median")
+    m.add_argument("runs", nargs="+")
     r = sub.add_parser("render")
     r.add_argument("res")
     r.add_argument("--doc")
@@ -720,6 +733,8 @@ def main():
     a = p.parse_args()
     if a.sub == "case":
         cmd_case(a)
+    elif a.sub == "median":
+        cmd_median(a)
     else:
         cmd_render(a)
 

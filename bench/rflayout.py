@@ -68,6 +68,18 @@ def variants(lay):
     return sorted(vs, key=lambda v: (v != "packed", v))
 
 
+def figure(r, base):
+    """Busy s (the median run's), its change against @base's, and the
+    range of the runs when there were several."""
+    t = "%.3f" % r["busy_s"]
+    if base:
+        t += " (%+.0f %%)" % (100.0 * (r["busy_s"] / base["busy_s"] - 1))
+    runs = r.get("runs_busy_s") or []
+    if len(runs) > 1:
+        t += " [%.2f-%.2f]" % (min(runs), max(runs))
+    return t
+
+
 def busy_table(lay, words):
     vs = variants(lay)
     out = ["| volume | read_ahead_kb | segments | " + " | ".join(
@@ -82,12 +94,8 @@ def busy_table(lay, words):
                 r = d.get((v, ra, segs))
                 if not r:
                     row.append("-")
-                elif v == "packed" or not base:
-                    row.append("%.3f" % r["busy_s"])
                 else:
-                    row.append("%.3f (%+.0f %%)" % (
-                        r["busy_s"],
-                        100.0 * (r["busy_s"] / base["busy_s"] - 1)))
+                    row.append(figure(r, None if v == "packed" else base))
             out.append("| %s | %d | %d | %s |" % (vol, ra, segs,
                                                   " | ".join(row)))
     return out
@@ -155,10 +163,13 @@ def render(vols, usage):
            "), checked by the unmodified `e2fsck -fn` with its default "
            "options on the emulated disk as above; *default* is the copy "
            "packed with the default options.  The disk's busy time, s, "
-           "and its change against the default layout.  One run each: "
-           "the order in which the bitmap threads and the inode-table "
-           "reads take turns at the head varies from run to run (a few "
-           "hundredths of a second on the bench images).  * not offered "
+           "of the median run (`E3MP_RF_REPEAT`), its change against the "
+           "default layout's, and in brackets the range of the runs: the "
+           "order in which e2fsck's prefetch, its bitmap threads and its "
+           "own reads reach the head varies from run to run, and with it "
+           "the positionings (up to a tenth of a second on the bench "
+           "images).  Where a layout's range and the default's overlap, "
+           "neither wins.  * not offered "
            "by this binary (measured with the build that had it, branch "
            "`layout`; DESIGN.md says why it went).", ""]
     out += busy_table(lay, words) + [""]
