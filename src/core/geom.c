@@ -4,8 +4,7 @@
  *
  * The tail zone of a group (its last mc_max_pct percent) holds its
  * metacluster; the head zone, after the metadata at the group's start,
- * holds directory blocks under the --dirs modes that put some there, and
- * the indirect blocks under --home=itable.
+ * holds directory blocks under the --dirs modes that put some there.
  * The scan records what lies in a zone, the plan fills the zones: both
  * see the groups through these functions.
  */
@@ -15,26 +14,18 @@
 
 #include "core/geom.h"
 
-/*
- * Head zones are used: by the --dirs modes that put some directory blocks
- * there, and by --home=itable.
- */
-static int heads_used(const struct mp_geom *g)
+/* The --dirs modes that put some directory blocks in head zones. */
+static int dirs_in_heads(const struct mp_geom *g)
 {
 	return g->dirs == E3MP_DIRS_ITABLE || g->dirs == E3MP_DIRS_ROOTS ||
-	       g->dirs == E3MP_DIRS_VOLUME || g->homing == E3MP_HOME_ITABLE;
+	       g->dirs == E3MP_DIRS_VOLUME;
 }
 
-/*
- * Record @r goes to its group's head zone: a directory block by the
- * --dirs mode, an indirect block (a directory's too) under
- * --home=itable, where the kernel's read-ahead past the inode table
- * that e2fsck's pass 1 reads brings it in with the table.
- */
+/* Directory block @r goes to its group's head zone (dirs_in_heads()). */
 int mp_rec_in_head(const struct mp_geom *g, const struct ind_rec *r)
 {
 	if (!(r->flags & REC_DIR))
-		return g->homing == E3MP_HOME_ITABLE;
+		return 0;
 	return g->dirs == E3MP_DIRS_ITABLE ||
 	       (g->dirs == E3MP_DIRS_ROOTS && r->logical == 0) ||
 	       (g->dirs == E3MP_DIRS_VOLUME && (r->flags & REC_EARLY));
@@ -73,14 +64,14 @@ blk64_t mp_zone_first(const struct mp_geom *g, __u32 grp)
 /*
  * The end (exclusive) of group @grp's head zone: as many blocks as the
  * tail zone after the metadata at the group's start, never into the tail
- * zone.  Empty unless something goes there (heads_used()).
+ * zone.  Empty unless directories go there.
  */
 blk64_t mp_head_end(const struct mp_geom *g, __u32 grp)
 {
 	blk64_t first = mp_group_first(g, grp), zone = mp_zone_first(g, grp);
 	blk64_t end = first + g->head_meta + (mp_group_last(g, grp) + 1 - zone);
 
-	if (!heads_used(g))
+	if (!dirs_in_heads(g))
 		return first;
 	return end < zone ? end : zone;
 }

@@ -22,7 +22,6 @@ struct mp_geom {
 	__u32		addr_per_block;	/* block numbers in a block */
 	enum e3mp_order	order;		/* of the blocks of a run */
 	enum e3mp_dirs	dirs;		/* where REC_DIR records go */
-	enum e3mp_homing homing;	/* under itable: INDs in head zones */
 	__u32		head_meta;	/* fixed metadata at a group's start */
 	/*
 	 * Directories in a tree walk's order (dirwalk.c): walk_rank[i] is

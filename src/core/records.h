@@ -16,8 +16,7 @@
 enum e3mp_homing {
 	E3MP_HOME_INODE = 0,	/* a file's run, in its inode's group */
 	E3MP_HOME_DATA,		/* each block, in the group of its data */
-	E3MP_HOME_INLINE,	/* as inode, but first INDs stay in line */
-	E3MP_HOME_ITABLE	/* as inode, right after the inode table */
+	E3MP_HOME_INLINE	/* as inode, but first INDs stay in line */
 };
 
 /*

@@ -20,7 +20,6 @@ static const char *const home_words[] = {
 	[E3MP_HOME_INODE] = "inode",
 	[E3MP_HOME_DATA] = "data",
 	[E3MP_HOME_INLINE] = "inline",
-	[E3MP_HOME_ITABLE] = "itable",
 	NULL
 };
 

@@ -110,7 +110,7 @@ static __u32 stretch(const struct planner *pl, __u32 s, __u32 end, __u32 r,
 
 		if (pl->owner[t] || slot_added(p, t) != added ||
 		    slot_below(p, t) ||
-		    slot_in_head(p, t) != rec_in_head(pl, r))
+		    slot_in_head(p, t) != (rec_class(pl, r) == CL_HEAD))
 			break;
 		if (len && p->slot[t] != p->slot[t - 1] + 1)
 			break;
@@ -235,7 +235,7 @@ int assign_slots(struct planner *pl)
 		}
 		for (k = i; k < end; k++) {
 			r = pl->order[k];
-			c = rec_in_head(pl, r);
+			c = rec_class(pl, r) == CL_HEAD;
 			if (!pl->rec[r].dest &&
 			    !place_next(pl, r, &cur[c], region_first(pl, r)))
 				place_next(pl, r, &any[c], 0);

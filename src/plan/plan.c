@@ -248,7 +248,7 @@ static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
 			pl->home[i] = g->group_count - 1;
 		if (rec_kept(pl, i))
 			continue;
-		demand[2 * pl->home[i] + rec_in_head(pl, i)]++;
+		demand[2 * pl->home[i] + (rec_class(pl, i) == CL_HEAD)]++;
 		start[bucket(pl, i) + 1]++;
 		pl->norder++;
 	}
@@ -260,7 +260,7 @@ static errcode_t homes_and_order(struct planner *pl, __u32 *demand)
 	/* start[b] is now where bucket b ends */
 	err = 0;
 	for (i = 0; !err && g->nwalk && i < NCLASS * g->group_count; i++)
-		if (i % NCLASS == CL_HEAD || i % NCLASS == CL_DIR)
+		if (i % NCLASS != CL_IND)
 			err = walk_sort(pl, i ? start[i - 1] : 0, start[i]);
 	ext2fs_free_mem(&start);
 	return err;
@@ -440,15 +440,12 @@ static void order_for_delete(struct planner *pl)
 
 /* ---- figures for the report --------------------------------------- */
 
-/*
- * Indirect block @r at @blk is inside a metacluster, where it counts as
- * packed: a slot of its zone kind (the head zone's under --home=itable).
- */
-static int in_mc(struct planner *pl, __u32 r, blk64_t blk)
+/* Inside a metacluster: where @blk counts as packed. */
+static int in_mc(struct planner *pl, blk64_t blk)
 {
 	__u32 s = slot_index(pl->p, blk);
 
-	return s != NO_SLOT && slot_in_head(pl->p, s) == rec_in_head(pl, r);
+	return s != NO_SLOT && !slot_in_head(pl->p, s);
 }
 
 /* In a head or tail zone's slots: where a directory block counts. */
@@ -497,8 +494,8 @@ static errcode_t count_figures(struct planner *pl)
 			p->dir_no_space += !in_region(pl, pl->rec[i].dest);
 			continue;
 		}
-		p->before.in_mc += in_mc(pl, i, pl->rec[i].blk);
-		if (in_mc(pl, i, pl->rec[i].dest))
+		p->before.in_mc += in_mc(pl, pl->rec[i].blk);
+		if (in_mc(pl, pl->rec[i].dest))
 			p->after.in_mc++;
 		else if (rec_kept(pl, i))
 			p->kept_inline++;

@@ -49,7 +49,6 @@ void planfeed_geometry(struct e3mp *mp)
 	mp->geom.addr_per_block = mp->fs->blocksize / sizeof(__u32);
 	mp->geom.order = mp->opt.order;
 	mp->geom.dirs = mp->opt.dirs;
-	mp->geom.homing = mp->opt.homing;
 	mp->geom.head_meta = head_meta(mp->fs);
 }
 

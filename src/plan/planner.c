@@ -83,17 +83,9 @@ int same_run(const struct planner *pl, __u32 a, __u32 b)
 
 __u32 rec_class(const struct planner *pl, __u32 i)
 {
-	int dir = !!(pl->rec[i].flags & REC_DIR);
-
 	if (mp_rec_in_head(pl->g, &pl->rec[i]))
-		return dir ? CL_HEAD : CL_HIND;
-	return dir ? CL_DIR : CL_IND;
-}
-
-/* Record @i goes to a head zone (of class CL_HIND or CL_HEAD). */
-int rec_in_head(const struct planner *pl, __u32 i)
-{
-	return rec_class(pl, i) <= CL_HEAD;
+		return CL_HEAD;
+	return (pl->rec[i].flags & REC_DIR) ? CL_DIR : CL_IND;
 }
 
 /* Bucket of the processing order: the group, then the class. */
@@ -158,7 +150,7 @@ __u32 region_first(const struct planner *pl, __u32 r)
 {
 	__u32 h = pl->home[r];
 
-	return rec_in_head(pl, r) ? pl->p->mc_first[h] :
+	return rec_class(pl, r) == CL_HEAD ? pl->p->mc_first[h] :
 	       pl->p->fill_first[h];
 }
 
@@ -185,7 +177,7 @@ int slot_fits(const struct planner *pl, __u32 s, __u32 r)
 	const struct mp_plan *p = pl->p;
 
 	return !pl->owner[s] && !slot_added(p, s) &&
-	       slot_in_head(p, s) == rec_in_head(pl, r) &&
+	       slot_in_head(p, s) == (rec_class(pl, r) == CL_HEAD) &&
 	       (!slot_below(p, s) || p->slot[s] == pl->rec[r].blk);
 }
 
@@ -203,23 +195,17 @@ int is_dir(const struct planner *pl, __u32 r)
  * deterministic fill around what stays, it lands where it is, so a
  * second plan still moves nothing.  A directory's run may be in two
  * such pieces, the second anywhere in the region: as a plan leaves a
- * grown one whose new blocks found no room right after it.  A run
- * of indirect blocks bound for a head zone is in place only in its home
- * group's: the allocator leaves many a file's first IND right after
- * some inode table, which is no place of its own.
+ * grown one whose new blocks found no room right after it.
  */
 __u32 run_prefix_end(struct planner *pl, __u32 i, __u32 end)
 {
 	__u32 prev = region_first(pl, pl->order[i]), k;
 	int pieces = is_dir(pl, pl->order[i]) ? 2 : 1;
-	__u32 last = rec_class(pl, pl->order[i]) == CL_HIND ?
-		     pl->p->tail_first[pl->home[pl->order[i]]] : pl->p->nslot;
 
 	for (k = i; k < end; k++) {
 		__u32 s = slot_index(pl->p, pl->rec[pl->order[k]].blk);
 
-		if (s == NO_SLOT || s >= last ||
-		    !slot_fits(pl, s, pl->order[k]))
+		if (s == NO_SLOT || !slot_fits(pl, s, pl->order[k]))
 			break;
 		if (s < prev) {
 			if (--pieces == 0 ||

@@ -54,19 +54,15 @@ struct planner {
 };
 
 /*
- * Record classes, in a group's processing order: indirect blocks bound
- * for the head zone (--home=itable), directory blocks bound for it,
- * indirect blocks for the tail, directory blocks for the tail.  The
- * head's indirect blocks come first: e2fsck's pass 1 reads them at the
- * end of the group's inode table, in the read-ahead past it.
+ * Record classes, in a group's processing order: directory blocks bound
+ * for the head zone, indirect blocks, directory blocks for the tail.
  */
-#define CL_HIND		0
-#define CL_HEAD		1
-#define CL_IND		2
-#define CL_DIR		3
+#define CL_HEAD		0
+#define CL_IND		1
+#define CL_DIR		2
 
 /* How many record classes (CL_*) a group has. */
-#define NCLASS		4
+#define NCLASS		3
 
 /* planner.c: lookups by block */
 __u32 rec_at(const struct planner *pl, blk64_t blk);
@@ -75,7 +71,6 @@ __u32 slot_index(const struct mp_plan *p, blk64_t blk);
 
 /* planner.c: classes and runs */
 __u32 rec_class(const struct planner *pl, __u32 i);
-int rec_in_head(const struct planner *pl, __u32 i);
 __u32 bucket(const struct planner *pl, __u32 i);
 int same_run(const struct planner *pl, __u32 a, __u32 b);
 __u32 run_end(struct planner *pl, __u32 i);
