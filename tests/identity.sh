@@ -46,7 +46,7 @@ mkdir -p "$CACHE"
 
 COMBOS=''
 for home in inode data inline; do
-	for dirs in volume leave pack itable roots; do
+	for dirs in volume leave pack roots; do
 		COMBOS="$COMBOS --home=$home+--dirs=$dirs"
 	done
 	COMBOS="$COMBOS --home=$home+--order=delete"
