@@ -192,13 +192,17 @@ def render(vols, usage):
                 "read without a single positioning; the *floor* is their "
                 "sum." % (2560, hddmodel.RATE / 1e6), ""] + t + [""]
     out += ["```sh",
-            "E3MP_RF_VARIANTS='packed+dirs=pack packed+dirs=roots "
-            "packed+dirs=leave' E3MP_RF_TOOL=0 bench/realfsck",
-            "E3MP_RF_SEGS=1 E3MP_RF_VARIANTS='packed packed+dirs=pack "
+            "E3MP_RF_REPEAT=3 E3MP_RF_VARIANTS='packed packed+dirs=pack "
+            "packed+dirs=roots packed+dirs=leave packed+order=delete' \\",
+            "  E3MP_RF_TOOL=0 bench/realfsck",
+            "E3MP_RF_SEGS=1 E3MP_RF_VARIANTS='packed+dirs=pack "
             "packed+dirs=roots' E3MP_RF_TOOL=0 bench/realfsck",
             "E3MP_RF_IMAGES= E3MP_RF_SCALE='64G 256G' E3MP_RF_VARIANTS="
             "'packed+dirs=roots packed+dirs=pack' E3MP_RF_TOOL=0 "
             "bench/realfsck",
+            "# the layouts marked *, with the build of branch layout that "
+            "had them (REPEAT 3):",
+            "#   E3MP_RF_VARIANTS='packed+dirs=itable packed+home=itable'",
             "# per layout: cp IMAGE COPY; e3metapack -z none OPTIONS COPY; "
             "then e2fsck -fn on it as above",
             "```"]
