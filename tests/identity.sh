@@ -20,7 +20,7 @@
 # combination runs with an undo file; the undo files must be identical
 # too.
 #
-# COMBOS: every --home rule with every --dirs mode (15), both orders with
+# COMBOS: every --home rule with every --dirs mode (12), both orders with
 # each rule (--order=delete, 3 more), the --mc-max bounds (1, 50), a
 # non-reference --disk and a dry run; --partition, -p, -v, -d change no
 # plan and are left out.  A combination's options are joined by '+'
