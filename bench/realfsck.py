@@ -22,7 +22,9 @@
       read_ahead_kb, e3metapack's own run) into each FILE between its
       "bench:headline" markers; with --advice FILE..., what to set before
       checking a packed volume (from the E3MP_RF_FSCKOPTS cases) between
-      its "bench:advice" markers.
+      its "bench:advice" markers.  The layouts compared (copies packed
+      with other options: bench/rflayout.py) go between FILE's
+      "bench:layouts" markers.
 """
 
 import argparse
@@ -41,6 +43,7 @@ import time
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hddmodel  # noqa: E402  (one set of constants: RATE)
+import rflayout  # noqa: E402  (the layouts compared, issue 31)
 
 # What each blockorder kind is reported as, in the report's column order.
 GROUPS = [
@@ -110,6 +113,17 @@ def cmd_case(a):
         "by_kind_s": {k: round(v / 1000.0, 3) for k, v in ms.items()},
         "by_kind_bytes": dict(nbytes),
     }, sys.stdout)
+    print()
+
+
+def cmd_median(a):
+    """The run of median busy time among a case's runs (the lower middle
+    one of an even count), with every run's busy time."""
+    runs = [json.load(open(p)) for p in a.runs]
+    order = sorted(range(len(runs)), key=lambda i: runs[i]["busy_s"])
+    r = runs[order[(len(runs) - 1) // 2]]
+    r["runs_busy_s"] = [x["busy_s"] for x in runs]
+    json.dump(r, sys.stdout)
     print()
 
 
@@ -718,6 +732,11 @@ def cmd_render(a):
         h = headline(vols, a.res, re.search(r"\.[1-9]$", d) is not None)
         if h:
             write_doc(d, h, "headline")
+    lay = rflayout.render(vols, sh("'%s' --help 2>&1" % a.binary))
+    if lay:
+        sys.stdout.write(lay)
+    if a.doc and lay:
+        write_doc(a.doc, lay, "layouts")
     adv = advice(vols)
     for d in a.advice or []:
         if adv:
@@ -749,6 +768,8 @@ def main():
     c.add_argument("--segs", type=int, default=0)
     c.add_argument("--cmd", default="")
     c.add_argument("--out-tail", required=True)
+    m = sub.add_parser("median")
+    m.add_argument("runs", nargs="+")
     r = sub.add_parser("render")
     r.add_argument("res")
     r.add_argument("--doc")
@@ -759,6 +780,8 @@ def main():
     a = p.parse_args()
     if a.sub == "case":
         cmd_case(a)
+    elif a.sub == "median":
+        cmd_median(a)
     else:
         cmd_render(a)
 

@@ -20,7 +20,7 @@
 # combination runs with an undo file; the undo files must be identical
 # too.
 #
-# COMBOS: every --home rule with every --dirs mode (15), both orders with
+# COMBOS: every --home rule with every --dirs mode (12), both orders with
 # each rule (--order=delete, 3 more), the --mc-max bounds (1, 50), a
 # non-reference --disk and a dry run; --partition, -p, -v, -d change no
 # plan and are left out.  A combination's options are joined by '+'
@@ -46,7 +46,7 @@ mkdir -p "$CACHE"
 
 COMBOS=''
 for home in inode data inline; do
-	for dirs in volume leave pack itable roots; do
+	for dirs in volume leave pack roots; do
 		COMBOS="$COMBOS --home=$home+--dirs=$dirs"
 	done
 	COMBOS="$COMBOS --home=$home+--order=delete"

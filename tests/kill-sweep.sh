@@ -86,7 +86,6 @@ name=ext3-1k-tind-delete BS=1024 FSTYPE=ext3           PROFILE=tind  SIZE=32M  A
 name=ext3-1k-dirs        BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack   KILLS=4 WRITES=3 READS=2
 name=ext3-1k-dirs-volume BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=volume KILLS=4 WRITES=3 READS=2 SLOW_KILLS=48 SLOW_WRITES=48 SLOW_READS=12
 name=ext3-1k-dirs-roots  BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=roots  KILLS=4 WRITES=3 READS=2 SLOW=1 SLOW_KILLS=24 SLOW_WRITES=24 SLOW_READS=12
-name=ext3-1k-dirs-itable BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=itable KILLS=4 WRITES=3 READS=2 SLOW=1 SLOW_KILLS=48 SLOW_WRITES=48 SLOW_READS=12
 name=ext3-4k-full        BS=4096 FSTYPE=ext3           PROFILE=full  SIZE=64M  GPB=4096 SLOW=1
 name=e4csum-1k-aged      BS=1024 FSTYPE=ext4noext-flex PROFILE=aged  SIZE=64M  SLOW=1
 name=ext3-1k-homedata    BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  ARGS=--home=data   SLOW=1 SLOW_WRITES=24 SLOW_READS=12

@@ -70,3 +70,19 @@ for o in $OPTIONS; do
 	grep -qxF "e3metapack: $want" "$RUN_ERR" ||
 		fail "--$o=nosuchvalue: no line 'e3metapack: $want'"
 done
+
+# Values that went away (issue 31: --dirs=itable won on no volume the
+# real e2fsck was measured on) are usage errors like any unknown one.
+check "a value that went away is a usage error naming the values left"
+for ov in dirs=itable; do
+	o=${ov%%=*}
+	run_tool "--$ov" "$T/no-such-device.img"
+	expect_exit 16
+	want="invalid --$o value '${ov#*=}' (one of $(table "$o" |
+		sed 's/ /, /g'))"
+	grep -qxF "e3metapack: $want" "$RUN_ERR" ||
+		fail "--$ov: no line 'e3metapack: $want'"
+	case " $(table "$o") " in
+	*" ${ov#*=} "*) fail "--help still lists --$ov" ;;
+	esac
+done

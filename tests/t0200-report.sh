@@ -194,7 +194,7 @@ dirs_report() {
 	expect_eq directories.moved "$(json_int directories.moved)" 0
 	expect_eq directories.in_region_before \
 		"$(json_get directories.in_region_before)" null
-	for m in pack itable roots volume; do
+	for m in pack roots volume; do
 		run_tool -n --json --dirs=$m "$MAN_IMG"
 		expect_exit 0 1
 		expect_json

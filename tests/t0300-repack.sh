@@ -14,10 +14,7 @@
 # are one contiguous run in logical order afterwards (debugfs stat;
 # under roots and volume from block 1 on: roots puts every block 0
 # apart, volume an htree's), the report counts
-# them all in their region, and the rerun moves none.  Under itable the
-# head zone may hold fixed blocks (the journal, after group 0's inode
-# table) and directories already there stay put, so a directory there
-# is not promised one run: the split ones are only counted.
+# them all in their region, and the rerun moves none.
 #
 # Case variables: the image (see mkimg.sh), and
 #   ARGS        extra e3metapack arguments for every run (e.g. --home=data)
@@ -69,9 +66,8 @@ name=e4csum-1k-dirs     BS=1024 FSTYPE=ext4noext-csum PROFILE=dirs  SIZE=64M  AR
 name=ext3-1k-dirs-data  BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS="--dirs=pack --home=data"
 name=ext3-1k-dirs-volume BS=1024 FSTYPE=ext3          PROFILE=dirs  SIZE=64M
 name=ext3-1k-dirs-roots BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=roots
-name=ext3-1k-dirs-itable BS=1024 FSTYPE=ext3          PROFILE=dirs  SIZE=64M  ARGS=--dirs=itable
 name=e4csum-1k-dirs-roots BS=1024 FSTYPE=ext4noext-csum PROFILE=dirs SIZE=64M ARGS=--dirs=roots
-name=ext2-2k-dirs-itable BS=2048 FSTYPE=ext2          PROFILE=dirs  SIZE=64M  ARGS=--dirs=itable SLOW=1
+name=ext2-2k-dirs-roots BS=2048 FSTYPE=ext2           PROFILE=dirs  SIZE=64M  ARGS=--dirs=roots SLOW=1
 name=ext3-1k-dirs-roots-data BS=1024 FSTYPE=ext3      PROFILE=dirs  SIZE=64M  ARGS="--dirs=roots --home=data" SLOW=1
 name=ext3-1k-dirs-volume-data BS=1024 FSTYPE=ext3     PROFILE=dirs  SIZE=64M  ARGS=--home=data SLOW=1
 name=ext3-1k-dirs-leave BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=leave SLOW=1
@@ -146,9 +142,7 @@ dirs_packed() {
 		     "directory blocks in their region"
 	bad=$(dirs_scattered "$RUN_DIR/img" "$RUN_DIR/orig.manifest" \
 		"$(dirs_run_from "$2")")
-	if [ "$2" = itable ]; then
-		info "itable: $(echo "$bad" | grep -c .) directories in pieces"
-	elif kept_by_rule; then
+	if kept_by_rule; then
 		dirs_split_by_kept "$RUN_DIR/img" "$bad"
 	else
 		[ -z "$bad" ] ||

@@ -16,7 +16,7 @@
 # The base images (1 KiB blocks, PROFILE=mixed: ext3, ext2, csum with
 # metadata_csum, uninit with uninit_bg, mix with extent files too; dirs:
 # ext3, PROFILE=dirs, many directories, htree-indexed, run with
-# --dirs=pack, itable and roots, in the slow tier as building it takes a
+# --dirs=pack, roots and volume, in the slow tier as building it takes a
 # while) are built once, on first use, and copied for every case; each
 # case corrupts its copy deterministically.
 #
@@ -996,7 +996,7 @@ name=csum-dir-csum-leave       FS=csum HOW=dir_csum LEAVE=1
 "
 # Directories under each --dirs mode that moves them (slow: the base
 # image); pack keeps the historical names.
-for mode in pack itable roots volume; do
+for mode in pack roots volume; do
 	sfx=-$mode
 	[ "$mode" != pack ] || sfx=
 	for how in dir_iblock_past_end dir_ind_slot_past_end \
@@ -1149,8 +1149,7 @@ corrupt_checks() {
 
 # On the dirs image, a harmless case packs the directories (every --dirs
 # mode but leave): some are in pieces before the run (the dirs profile
-# grows them among data), none after (under roots, from block 1 on;
-# under itable they are only counted).
+# grows them among data), none after (under roots, from block 1 on).
 dirs_from() {
 	# shellcheck disable=SC2086
 	dirs_run_from "$(dirs_mode ${ARGS:-})"
@@ -1164,11 +1163,6 @@ dirs_moved() {
 	local bad
 	[ "$FS" = dirs ] || return 0
 	bad=$(dirs_scattered "$IMG" "$T/base-$FS.manifest" "$(dirs_from)")
-	# (itable promises no single run: see t0300's header)
-	case " ${ARGS:-} " in *" --dirs=itable "*)
-		info "itable: $(echo "$bad" | grep -c .) directories in pieces"
-		return 0 ;;
-	esac
 	[ -z "$bad" ] ||
 		fail "directories still in pieces after the run: $bad"
 }

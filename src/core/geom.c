@@ -17,8 +17,7 @@
 /* The --dirs modes that put some directory blocks in head zones. */
 static int dirs_in_heads(const struct mp_geom *g)
 {
-	return g->dirs == E3MP_DIRS_ITABLE || g->dirs == E3MP_DIRS_ROOTS ||
-	       g->dirs == E3MP_DIRS_VOLUME;
+	return g->dirs == E3MP_DIRS_ROOTS || g->dirs == E3MP_DIRS_VOLUME;
 }
 
 /* Directory block @r goes to its group's head zone (dirs_in_heads()). */
@@ -26,8 +25,7 @@ int mp_rec_in_head(const struct mp_geom *g, const struct ind_rec *r)
 {
 	if (!(r->flags & REC_DIR))
 		return 0;
-	return g->dirs == E3MP_DIRS_ITABLE ||
-	       (g->dirs == E3MP_DIRS_ROOTS && r->logical == 0) ||
+	return (g->dirs == E3MP_DIRS_ROOTS && r->logical == 0) ||
 	       (g->dirs == E3MP_DIRS_VOLUME && (r->flags & REC_EARLY));
 }
 

@@ -35,8 +35,7 @@ enum e3mp_order {
 enum e3mp_dirs {
 	E3MP_DIRS_LEAVE = 0,	/* not recorded: they stay */
 	E3MP_DIRS_PACK,		/* after the group's INDs, at its end */
-	E3MP_DIRS_ITABLE,	/* right after the group's inode table */
-	E3MP_DIRS_ROOTS,	/* block 0 there, the rest as pack */
+	E3MP_DIRS_ROOTS,	/* block 0 after the inode table, the rest as pack */
 	E3MP_DIRS_VOLUME	/* one region mid-volume; early block 0s as roots */
 };
 

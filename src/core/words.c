@@ -32,7 +32,6 @@ static const char *const order_words[] = {
 static const char *const dirs_words[] = {
 	[E3MP_DIRS_LEAVE] = "leave",
 	[E3MP_DIRS_PACK] = "pack",
-	[E3MP_DIRS_ITABLE] = "itable",
 	[E3MP_DIRS_ROOTS] = "roots",
 	[E3MP_DIRS_VOLUME] = "volume",
 	NULL

@@ -27,12 +27,11 @@
  * under every rule, placed after its group's indirect-block runs; the
  * rest (demand, carry, runs in place, evacuation) is the same.
  *
- * Under --dirs=itable a group's directories go to its head zone instead:
- * the first eligible blocks after the metadata at the group's start (its
+ * --dirs=roots puts each directory's block 0 (the root of an htree, the
+ * whole of a one-block directory) in its group's head zone instead: the
+ * first eligible blocks after the metadata at the group's start (its
  * inode table last), where e2fsck pass 1, scanning that inode table,
- * reads each htree root without a long seek.  --dirs=roots puts only each
- * directory's block 0 there (the root of an htree, the whole of a
- * one-block directory) and the rest as under pack.  The head slots of a
+ * reads each htree root without a long seek; the rest as under pack.  The head slots of a
  * group come before its tail slots in the slot space; each record fills
  * only slots of its own zone kind (class), so the two kinds carry their
  * overflow into the next group separately.
@@ -319,7 +318,7 @@ static __u32 head_slots(struct planner *pl, __u32 grp, __u32 want,
 
 /*
  * The slot space, group by group: the head zone's slots (directory
- * blocks under --dirs=itable|roots), then the tail zone's, each sized by
+ * blocks under --dirs=roots|volume), then the tail zone's, each sized by
  * its demand plus what the previous group's zone of that kind could not
  * take.
  */

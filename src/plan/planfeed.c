@@ -17,7 +17,7 @@
 /*
  * The most blocks any group's own metadata takes at its start (backup
  * superblock, descriptors, bitmaps, inode table): the head zone, where
- * --dirs=itable puts directories, begins after it.  An inode table
+ * --dirs=roots and volume put directory blocks, begins after it.  An inode table
  * outside its group (flex_bg) does not count.
  */
 static __u32 head_meta(ext2_filsys fs)

@@ -9,7 +9,7 @@
  * metadata the tool reads instead of in file data:
  *
  *   byte 0        template: index modulo the number of templates N;
- *                 (byte 0 / N) % 4: --dirs=leave, pack, itable, roots;
+ *                 (byte 0 / N) % 4: --dirs=leave, pack, roots, volume;
  *                 (byte 0 / N) & 4: --order=delete
  *   byte 1        options: bit 0 --home=data, bits 1-6 --mc-max
  *                 (1 + value % 50), bit 7 --json report

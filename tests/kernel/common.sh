@@ -260,7 +260,7 @@ ks_dirs_packed() {
 }
 
 # ks_dirs_packing TAG: the variant's --dirs mode packs directories
-# (pack, roots, volume: not leave or itable); prints the mode.
+# (pack, roots, volume: not leave); prints the mode.
 ks_dirs_packing() {
 	local mode
 	# shellcheck disable=SC2046
