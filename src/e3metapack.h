@@ -320,6 +320,8 @@ errcode_t predict_tool(struct e3mp *mp);
 /* planfeed.c: feed the pure planner from the volume */
 void planfeed_geometry(struct e3mp *mp);
 errcode_t planfeed_plan(struct e3mp *mp);
+errcode_t planfeed_plan_dirs(struct e3mp *mp, enum e3mp_dirs dirs,
+			     struct ind_rec *rec, struct mp_plan *p);
 
 /* move.c */
 errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n);

@@ -123,6 +123,25 @@ static void json_setting(const struct e3mp *mp, FILE *f)
 		s->threads);
 }
 
+/* "dirs_ms": e2fsck after the run by --dirs value; null: not predicted. */
+static void json_dirs_ms(const struct e3mp *mp, FILE *f)
+{
+	const char *sep = "{";
+	unsigned int d;
+	double ms;
+
+	fputs(",\"dirs_ms\":", f);
+	for (d = 0; d < MP_DIRS_MODES; d++) {
+		ms = mp_model_fsck_dirs(mp->model, d);
+		if (!ms)
+			continue;
+		fprintf(f, "%s\"%s\":%.1f", sep, mp_word(MP_WORDS_DIRS, d),
+			ms);
+		sep = ",";
+	}
+	fputs(*sep == '{' ? "null" : "}", f);
+}
+
 /* "predicted": e2fsck -fn's time on the model disk, before and after. */
 static void json_predicted(const struct e3mp *mp, FILE *f)
 {
@@ -140,6 +159,7 @@ static void json_predicted(const struct e3mp *mp, FILE *f)
 	fprintf(f, ",\"own_reads_ms\":{\"before\":%.1f,\"after\":%.1f}",
 		mp_model_fsck_log(mp->model, 0)->total_ms,
 		mp_model_fsck_log(mp->model, 1)->total_ms);
+	json_dirs_ms(mp, f);
 	json_tool(mp, f);
 	fputc('}', f);
 }
@@ -352,6 +372,25 @@ static void text_setting(const struct e3mp *mp, FILE *f)
 		ra_text[mp->ra_from]);
 }
 
+/* e2fsck after the run under each --dirs value, when predicted. */
+static void text_dirs(const struct e3mp *mp, FILE *f)
+{
+	const char *sep = "  after, by --dirs:";
+	unsigned int d;
+	double ms;
+
+	for (d = 0; d < MP_DIRS_MODES; d++) {
+		ms = mp_model_fsck_dirs(mp->model, d);
+		if (!ms)
+			continue;
+		fprintf(f, "%s %s %.2f s%s", sep, mp_word(MP_WORDS_DIRS, d),
+			ms / 1000, d == mp->opt.dirs ? " (this run)" : "");
+		sep = ",";
+	}
+	if (*sep == ',')
+		fputc('\n', f);
+}
+
 /* The prediction: the totals, then where the time goes, wrapped. */
 static void text_predicted(const struct e3mp *mp, FILE *f)
 {
@@ -382,6 +421,7 @@ static void text_predicted(const struct e3mp *mp, FILE *f)
 	}
 	fputc('\n', f);
 	text_setting(mp, f);
+	text_dirs(mp, f);
 	text_tool(mp, f);
 }
 

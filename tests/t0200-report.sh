@@ -93,6 +93,7 @@ DOCUMENTED='{device, block_size, groups, homing, rule, order, dry_run,
 			drive_cache_kb, drive_segments}),
 		e2fsck: (.e2fsck | {readahead_kb, bitmap_threads}),
 		own_reads_ms: (.own_reads_ms | {before, after}),
+		dirs_ms,
 		before_ms: (.before_ms | {inode_tables, bitmaps, indirect,
 			directories, journal, other, total, reads, seeks}),
 		after_ms: (.after_ms | {inode_tables, bitmaps, indirect,
@@ -330,6 +331,22 @@ report_case() {
 	jq -e --slurpfile ref "$RUN_DIR/report.json" \
 		'.predicted.before_ms.total < $ref[0].predicted.before_ms.total' \
 		"$RUN_OUT" >/dev/null || fail "--disk: a faster disk is no faster"
+
+	# each --dirs value's e2fsck after the run: that run's own figure
+	if [ "$(jq -c '.predicted.dirs_ms' "$RUN_DIR/report.json")" != null ]
+	then
+		for m in pack roots volume; do
+			run_tool -n --json --dirs=$m "$img"
+			jq -e --slurpfile ref "$RUN_DIR/report.json" --arg m "$m" \
+				'.predicted.after_ms.total ==
+				 $ref[0].predicted.dirs_ms[$m]' "$RUN_OUT" \
+				>/dev/null || fail "predicted.dirs_ms.$m is not" \
+				"--dirs=$m's own after_ms"
+		done
+	fi
+	run_tool -n --json --dirs=leave "$img"
+	jq -e '.predicted.dirs_ms == null' "$RUN_OUT" >/dev/null ||
+		fail "--dirs=leave: predicted.dirs_ms not null"
 
 	# another read_ahead_kb: stated as the option's
 	run_tool -n --json --read-ahead=2560 "$img"

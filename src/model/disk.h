@@ -167,6 +167,7 @@ struct mp_model {
 	struct mp_prediction	pred[2];	/* e2fsck -fn: before, after */
 	struct mp_prediction	log[2];		/* its own reads alone */
 	struct mp_fsck_setting	setting;	/* what pred[] assumed */
+	double			dirs_ms[MP_DIRS_MODES];	/* by --dirs */
 	struct mp_tool_prediction tool;		/* the run itself */
 };
 

@@ -72,6 +72,11 @@ const struct mp_fsck_setting *mp_model_fsck_setting(const struct mp_model *m)
 	return &(m ? m : &none)->setting;
 }
 
+double mp_model_fsck_dirs(const struct mp_model *m, unsigned int dirs)
+{
+	return dirs < MP_DIRS_MODES ? (m ? m : &none)->dirs_ms[dirs] : 0;
+}
+
 const struct mp_tool_prediction *mp_model_tool(const struct mp_model *m)
 {
 	return &(m ? m : &none)->tool;

@@ -105,5 +105,11 @@ const struct mp_prediction *mp_model_fsck_log(const struct mp_model *m,
 					      int after);
 const struct mp_tool_prediction *mp_model_tool(const struct mp_model *m);
 const struct mp_fsck_setting *mp_model_fsck_setting(const struct mp_model *m);
+/*
+ * e2fsck after the run with --dirs=@dirs (enum e3mp_dirs), ms; 0: not
+ * predicted (--dirs=leave, no block-mapped directory).
+ */
+#define MP_DIRS_MODES	4
+double mp_model_fsck_dirs(const struct mp_model *m, unsigned int dirs);
 
 #endif /* E3MP_MODEL_H */

@@ -104,18 +104,30 @@ static blk64_t count_free(ext2_filsys fs)
 	return n;
 }
 
-errcode_t planfeed_plan(struct e3mp *mp)
+/*
+ * The plan for @rec (the volume's records, or a copy) with directory
+ * layout @dirs into @p: the block bitmap copied, never changed.
+ */
+errcode_t planfeed_plan_dirs(struct e3mp *mp, enum e3mp_dirs dirs,
+			     struct ind_rec *rec, struct mp_plan *p)
 {
 	struct space sp = { .fs = mp->fs };
-	struct mp_plan *p = &mp->plan;
+	struct mp_geom g = mp->geom;
 	errcode_t err;
 
-	mp->geom.free_blocks = count_free(mp->fs);
+	g.free_blocks = count_free(mp->fs);
+	g.dirs = dirs;
 	err = ext2fs_copy_bitmap(mp->fs->block_map, &sp.work);
 	if (err)
 		return err;
-	err = mp_plan_build(p, &mp->geom, mp->opt.homing, mp->rec, mp->nrec,
-			    mp->ext, mp->next, &space_ops, &sp);
+	err = mp_plan_build(p, &g, mp->opt.homing, rec, mp->nrec, mp->ext,
+			    mp->next, &space_ops, &sp);
 	ext2fs_free_block_bitmap(sp.work);
 	return err;
+}
+
+errcode_t planfeed_plan(struct e3mp *mp)
+{
+	mp->geom.free_blocks = count_free(mp->fs);
+	return planfeed_plan_dirs(mp, mp->opt.dirs, mp->rec, &mp->plan);
 }

@@ -9,6 +9,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <string.h>
 #include <unistd.h>
 
 #include "e3metapack.h"
@@ -153,8 +154,10 @@ static void note_setting(struct e3mp *mp)
 	s->segments = env.segments;
 }
 
-static errcode_t predict_one(struct e3mp *mp, const struct mp_fsck_vol *v,
-			     int after)
+/* e2fsck -fn with its defaults, @after the plan that gave @rec. */
+static errcode_t predict_real(struct e3mp *mp, const struct mp_fsck_vol *v,
+			      const struct ind_rec *rec, int after,
+			      struct mp_prediction *out)
 {
 	blk64_t end = ext2fs_blocks_count(mp->fs->super) - 1;
 	struct mp_fsck_env env;
@@ -169,13 +172,74 @@ static errcode_t predict_one(struct e3mp *mp, const struct mp_fsck_vol *v,
 	if (err)
 		return err;
 	env.cache_priv = map;
-	err = mp_predict_fsck(v, &mp->opt.disk, &env, mp->rec, mp->nrec,
-			      after, &mp->model->pred[after]);
+	err = mp_predict_fsck(v, &mp->opt.disk, &env, rec, mp->nrec, after,
+			      out);
+	ext2fs_free_generic_bmap(map);
+	return err;
+}
+
+static errcode_t predict_one(struct e3mp *mp, const struct mp_fsck_vol *v,
+			     int after)
+{
+	errcode_t err;
+
+	err = predict_real(mp, v, mp->rec, after, &mp->model->pred[after]);
 	if (!err)
 		err = mp_predict_fsck(v, &mp->opt.disk, NULL, mp->rec,
 				      mp->nrec, after,
 				      &mp->model->log[after]);
-	ext2fs_free_generic_bmap(map);
+	return err;
+}
+
+/* (the model keeps a figure per --dirs value) */
+typedef char dirs_fit_model[E3MP_DIRS_VOLUME < MP_DIRS_MODES ? 1 : -1];
+
+/* e2fsck -fn after a run with --dirs=@dirs: planned on a copy. */
+static errcode_t predict_other_dirs(struct e3mp *mp,
+				    const struct mp_fsck_vol *v,
+				    enum e3mp_dirs dirs, double *ms)
+{
+	struct mp_prediction out;
+	struct ind_rec *rec;
+	struct mp_plan p;
+	errcode_t err;
+
+	err = ext2fs_get_array(mp->nrec ? mp->nrec : 1, sizeof(*rec), &rec);
+	if (err)
+		return err;
+	memcpy(rec, mp->rec, mp->nrec * sizeof(*rec));
+	err = planfeed_plan_dirs(mp, dirs, rec, &p);
+	if (!err) {
+		err = predict_real(mp, v, rec, 1, &out);
+		mp_plan_free(&p);
+		*ms = out.total_ms;
+	}
+	ext2fs_free_mem(&rec);
+	return err;
+}
+
+/*
+ * What e2fsck would take after the run under each directory layout
+ * (the report compares them): none under --dirs=leave, which reads no
+ * directory and so has no walk to lay one out by.
+ */
+static errcode_t predict_dirs(struct e3mp *mp, const struct mp_fsck_vol *v)
+{
+	static const enum e3mp_dirs modes[] = {
+		E3MP_DIRS_PACK, E3MP_DIRS_ROOTS, E3MP_DIRS_VOLUME
+	};
+	double *ms = mp->model->dirs_ms;
+	errcode_t err = 0;
+	unsigned int i;
+
+	if (mp->opt.dirs == E3MP_DIRS_LEAVE || !mp->st.dirs_mapped)
+		return 0;
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]) && !err; i++)
+		if (modes[i] == mp->opt.dirs)
+			ms[modes[i]] = mp->model->pred[1].total_ms;
+		else
+			err = predict_other_dirs(mp, v, modes[i],
+						 &ms[modes[i]]);
 	return err;
 }
 
@@ -204,5 +268,7 @@ errcode_t predict_fsck(struct e3mp *mp)
 		err = predict_one(mp, &v, 0);
 	if (!err)
 		err = predict_one(mp, &v, 1);
+	if (!err)
+		err = predict_dirs(mp, &v);
 	return err;
 }
