@@ -19,8 +19,10 @@
  *             every directory block in block order (dirwalk.c);
  *   writes    the write order of core/order.c, step by step as
  *             main.c's repack() takes it: the superblock, then per
- *             round the copies (move.c: batches by source, written by
- *             destination), the pointer switch (fixptr.c: in inode
+ *             round the copies (move.c: batches by source, their
+ *             destinations and data read ahead, written by
+ *             destination, each write kicked out: writeback.c), the
+ *             pointer switch (fixptr.c: in inode
  *             order, the blocks undobound.c lists) and the release, each
  *             step ended by a barrier that writes the block bitmaps of
  *             the groups the step changed, the descriptors and the
@@ -348,6 +350,7 @@ static void barrier(struct tp *p, int flush)
 
 struct pair {
 	blk64_t	from, to;
+	int	data;		/* the source is file data */
 };
 
 static int cmp_from(const void *a, const void *b)
@@ -363,13 +366,63 @@ static int cmp_to(const void *a, const void *b)
 }
 
 /*
- * blocks_copy(): the moves in batches by source; each batch's sources
- * read in block order, then its destinations written in block order.
+ * The runs of neighbouring destinations of c[0..n) (sorted by
+ * destination), at most @chunk blocks each: read (move.c's
+ * dest_readahead(), the old contents the undo manager will save) or
+ * written, each write followed by its kick (copy_batch()).
  */
+static void dest_runs(struct tp *p, const struct pair *c, __u32 n,
+		      __u32 chunk, int write)
+{
+	__u32 i, len;
+
+	for (i = 0; i < n; i += len) {
+		for (len = 1; i + len < n && len < chunk &&
+		     c[i + len].to == c[i].to + len; len++)
+			;
+		if (!write) {
+			mp_toolio_read(&p->t, c[i].to, len);
+			continue;
+		}
+		mp_toolio_write(&p->t, c[i].to, len);
+		mp_toolio_kick(&p->t);
+	}
+}
+
+/*
+ * move.c's copy_batch() for c[0..n) (sorted by source): with an undo
+ * file, the destinations read ahead; the sources that are file data
+ * read ahead, runs of neighbours as one request (source_readahead());
+ * every source read in block order; then the destinations written in
+ * block order, runs of neighbours of at most a writeback chunk, each
+ * kicked out to the disk before the undo manager saves the next.
+ */
+static void copy_batch(struct tp *p, struct pair *c, __u32 n)
+{
+	__u32 i, len;
+
+	mp_sort(c, n, sizeof(*c), cmp_to);
+	if (p->t.unit)
+		dest_runs(p, c, n, n, 0);
+	mp_sort(c, n, sizeof(*c), cmp_from);
+	for (i = 0; i < n; i += len) {
+		for (len = 1; i + len < n && c[i + len].data &&
+		     c[i + len].from == c[i].from + len; len++)
+			;
+		if (c[i].data)
+			mp_toolio_read(&p->t, c[i].from, len);
+	}
+	for (i = 0; i < n; i++)
+		mp_toolio_read(&p->t, c[i].from, 1);
+	mp_sort(c, n, sizeof(*c), cmp_to);
+	dest_runs(p, c, n, writeback_chunk(p->mp), 1);
+}
+
+/* blocks_copy(): the moves in batches by source (move.c). */
 static errcode_t write_copies(struct tp *p, const struct mp_move *mv,
 			      __u32 n)
 {
-	__u32 per = MP_COPY_BATCH_BYTES / p->fs->blocksize, i, j, k;
+	__u32 per = MP_COPY_BATCH_BYTES / p->fs->blocksize, i, k;
 	struct pair *c;
 	errcode_t err;
 
@@ -379,15 +432,12 @@ static errcode_t write_copies(struct tp *p, const struct mp_move *mv,
 	for (i = 0; i < n; i++) {
 		c[i].from = mv[i].from;
 		c[i].to = mv[i].to;
+		c[i].data = !mv[i].level;
 	}
 	mp_sort(c, n, sizeof(*c), cmp_from);
 	for (i = 0; i < n; i += k) {
 		k = n - i < per ? n - i : per;
-		for (j = i; j < i + k; j++)
-			mp_toolio_read(&p->t, c[j].from, 1);
-		mp_sort(c + i, k, sizeof(*c), cmp_to);
-		for (j = i; j < i + k; j++)
-			mp_toolio_write(&p->t, c[j].to, 1);
+		copy_batch(p, c + i, k);
 	}
 	ext2fs_free_mem(&c);
 	return 0;
