@@ -14,6 +14,12 @@
       image (before the run); a block in no metadata run is "data": file
       data or free space, which e2fsck never asks for -- only read-ahead
       reads it.
+  realfsck.py toolpred RES... --binary E3MP --stock VOL=IMAGE... [--doc FILE]
+      The run's time, predicted and measured: for each VOL, `E3MP -n
+      --json IMAGE` (the report's .predicted.tool_ms) against each
+      tool-raRA-sSEGS.json case measured in the RES directories (a later
+      one's case of the same name wins); with --doc, written into FILE
+      between its "bench:toolpred" markers.
   realfsck.py render RES [--doc FILE] --binary E3MP --top DIR
       Tables of every case in RES; with --doc, written into FILE between
       the "bench:realfsck" markers, through bench/render (FILE must hold
@@ -677,6 +683,72 @@ def cmd_render(a):
             write_doc(d, adv, "advice")
 
 
+def tool_predicted(binary, image):
+    """The report's .predicted.tool_ms of a dry run on IMAGE (None if the
+    run fails or predicts nothing)."""
+    r = subprocess.run([binary, "-n", "--json", image], capture_output=True,
+                       text=True)
+    try:
+        return json.loads(r.stdout)["predicted"]["tool_ms"]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+TOOLPRED_INTRO = """The report's prediction of the run's own time (`e3metapack -n --json
+IMAGE`, `.predicted.tool_ms`, on the stock image: the scan's reads, all
+reads, the writes, in seconds) against the emulated disk's busy time of
+the real run (default options, undo file on the host's disk, caches
+cold; the reads, the writes).  The model assumes `read_ahead_kb` 128,
+an image file's default: it replays the run's requests through a page
+cache of the volume's blocks, the undo manager's reads, the write-out
+at each barrier and at each kick the copies give the kernel's writeback
+(their writes ~%(lag)s ms late), and no kernel read-ahead.  Generated on
+%(date)s, e3metapack %(version)s (src/ at commit %(commit)s).
+"""
+
+
+def cmd_toolpred(a):
+    cases = {}
+    for res in a.res:
+        for vol, c in load(res).items():
+            for name, r in c.items():
+                m = re.match(r"tool-ra(\d+)-s(\d+)\.json$", name)
+                if m:
+                    cases.setdefault(vol, {})[
+                        (int(m.group(1)), int(m.group(2)))] = r
+    stock = dict(x.split("=", 1) for x in a.stock)
+    lag = sh("awk '$2 == \"MP_TOOLIO_KICK_LAG_MS\" {print $3}' "
+             "'%s/src/model/disk.h'" % a.top)
+    out = [TOOLPRED_INTRO % {
+        "lag": lag or "?",
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "version": sh("'%s' -V 2>&1 | head -1" % a.binary).replace(
+            "e3metapack ", "") or "?",
+        "commit": sh("git -C '%s' log -1 --format=%%h -- src" % a.top)
+        or "?"}, "| volume | read_ahead_kb, segments | measured busy s "
+        "(reads, writes) | predicted s (scan, reads, writes) | "
+        "difference |", "|---|---|---:|---:|---:|"]
+    for vol in sorted(cases, key=vol_order):
+        p = tool_predicted(a.binary, stock[vol]) if vol in stock else None
+        for (ra, segs), r in sorted(cases[vol].items()):
+            w = r["by_kind_s"].get("write", 0.0)
+            meas = "%.2f (%.2f, %.2f)" % (r["busy_s"], r["busy_s"] - w, w)
+            pred, diff = "-", "-"
+            if p:
+                t = p["total"] / 1000.0
+                pred = "%.2f (%.2f, %.2f, %.2f)" % (
+                    t, p["scan"] / 1000.0, p["read"] / 1000.0,
+                    p["write"] / 1000.0)
+                diff = "%+.0f %%" % (100.0 * (t - r["busy_s"]) /
+                                     r["busy_s"])
+            out.append("| %s | %d, %d | %s | %s | %s |" % (
+                vol, ra, segs, meas, pred, diff))
+    text = "\n".join(out) + "\n"
+    sys.stdout.write(text)
+    if a.doc:
+        write_doc(a.doc, text, "toolpred")
+
+
 def write_doc(path, text, name="realfsck"):
     """TEXT into PATH between its bench:NAME markers, through bench/render,
     the one renderer (PATH must hold them)."""
@@ -702,6 +774,12 @@ def main():
     c.add_argument("--segs", type=int, default=0)
     c.add_argument("--cmd", default="")
     c.add_argument("--out-tail", required=True)
+    t = sub.add_parser("toolpred")
+    t.add_argument("res", nargs="+")
+    t.add_argument("--binary", required=True)
+    t.add_argument("--top", required=True)
+    t.add_argument("--stock", nargs="*", default=[])
+    t.add_argument("--doc")
     r = sub.add_parser("render")
     r.add_argument("res")
     r.add_argument("--doc")
@@ -712,6 +790,8 @@ def main():
     a = p.parse_args()
     if a.sub == "case":
         cmd_case(a)
+    elif a.sub == "toolpred":
+        cmd_toolpred(a)
     else:
         cmd_render(a)
 

@@ -216,7 +216,7 @@ static int case_kick_lag(void)
 		mp_toolio_read(&t, 2000 + want.reads, 1);
 		mp_disk_read(&want, 2000 + want.reads, 1);
 	}
-	mp_toolio_read(&t, 3000, 1);	/* after the lag: the writes first */
+	mp_toolio_read(&t, 3000, 1);	/* after the lag: writes first */
 	mp_disk_read(&want, 100, 2);
 	mp_disk_read(&want, 3000, 1);
 	TRY(same());
