@@ -120,14 +120,15 @@ struct mp_toolio {
 	__u64			reads, writes;	/* disk requests */
 	__u64			read_blocks, write_blocks;
 	__u64			syncs;
-	double			kick_due;	/* a kick's write-out; <0: none */
+	double			kick_due;	/* kicked writes' time; <0 none */
 };
 
 /*
- * How long after a kick its writes reach the disk, in the disk's time:
- * on the emulated disk (bench/emudisk, a loop device), the reads a run
- * makes in the next ~1 ms go first, and the writes of several kicks go
- * out together (bench/realfsck's request logs of e3metapack's run).
+ * How long after a kick its writes reach the disk, in the disk's busy
+ * time: on the emulated disk (bench/emudisk, a loop device), the reads
+ * the run makes in the next 0.7 to 1.4 ms of wall time, about half of
+ * it the disk's, go first, and the writes of several kicks go out
+ * together (bench/realfsck's request log of e3metapack's run on dirs).
  */
 #define MP_TOOLIO_KICK_LAG_MS	0.5
 
