@@ -34,6 +34,7 @@ Parameters (defaults; all can be changed on the command line):
 import argparse
 import json
 import math
+import os
 import re
 import sys
 
@@ -65,7 +66,8 @@ Usage:
       fill; writes buffered in it until the next fsync/fdatasync of FILE,
       then each dirty block once, in block order (the kernel's write-back
       and elevator); a sync_file_range(SYNC_FILE_RANGE_WRITE) of FILE
-      writes them the same way MS later; fadvise64(WILLNEED) reads.
+      writes them the same way MS later (default: src/model/disk.h's
+      MP_TOOLIO_KICK_LAG_MS); fadvise64(WILLNEED) reads.
   hddmodel.py trace TRACE --span BYTES --bs BS [--ra-kib N] [--segments N]
           [--kinds KINDS]
       TRACE: 'bench/readtrace' output (R|W OFFSET LENGTH, the kernel's
@@ -352,7 +354,6 @@ def cmd_strace(a):
     kinds of the image before the run) each request is counted under
     "read " or "write " and the kind its first block had before the
     run (a free block counts as data)."""
-    import os
     disk = Disk(a.span, a.bs, a.settle, a.stroke, a.half_rot, a.rate * 1e6)
     nblocks = a.span // a.bs + 1
     image = os.path.realpath(a.image)
@@ -428,6 +429,21 @@ def cmd_strace(a):
     print()
 
 
+def kick_lag_ms():
+    """The model's MP_TOOLIO_KICK_LAG_MS (src/model/disk.h, the one place
+    it is set), or 0 where the source tree is not beside this file."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "src", "model", "disk.h")
+    try:
+        for line in open(path):
+            t = line.split()
+            if len(t) == 3 and t[:2] == ["#define", "MP_TOOLIO_KICK_LAG_MS"]:
+                return float(t[2])
+    except (OSError, ValueError):
+        pass
+    return 0.0
+
+
 def main():
     p = argparse.ArgumentParser(
         description="Replay block reads through an HDD model.",
@@ -450,9 +466,11 @@ def main():
         if name == "strace":
             s.add_argument("--image", required=True,
                            help="the file whose I/O is replayed")
-            s.add_argument("--kick-lag-ms", type=float, default=0.0,
+            s.add_argument("--kick-lag-ms", type=float,
+                           default=kick_lag_ms(),
                            help="how late a kick's writes go out "
-                           "(src/model/disk.h: MP_TOOLIO_KICK_LAG_MS)")
+                           "(default: src/model/disk.h's "
+                           "MP_TOOLIO_KICK_LAG_MS)")
         if name == "trace":
             s.add_argument("--ra-kib", type=int, default=RA_KIB)
             s.add_argument("--segments", type=int, default=SEGMENTS)
