@@ -415,7 +415,8 @@ static void copy_batch(struct tp *p, struct pair *c, __u32 n)
 	for (i = 0; i < n; i++)
 		mp_toolio_read(&p->t, c[i].from, 1);
 	mp_sort(c, n, sizeof(*c), cmp_to);
-	dest_runs(p, c, n, writeback_chunk(p->mp), 1);
+	/* (a block is 64 KiB at most: a chunk holds 16 or more) */
+	dest_runs(p, c, n, MP_WRITEBACK_CHUNK_BYTES / p->fs->blocksize, 1);
 }
 
 /* blocks_copy(): the moves in batches by source (move.c). */
