@@ -7,9 +7,10 @@
  * same write-back at each sync (dirty blocks once each, in block order,
  * runs of neighbours as one request) and at each kick the copies give
  * the kernel's writeback (write/writeback.c), and the undo manager's
- * read of a whole unit before the first write into it.  Pure logic: the caller
- * says which blocks are read and written, in the order the run issues
- * them (predtool.c), and keeps the block sets behind struct mp_set_ops.
+ * read of a whole unit before the first write into it.  Pure logic:
+ * the caller says which blocks are read and written, in the order the
+ * run issues them (predtool.c), and keeps the block sets behind struct
+ * mp_set_ops.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

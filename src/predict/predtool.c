@@ -22,8 +22,8 @@
  *             round the copies (move.c: batches by source, their
  *             destinations and data read ahead, written by
  *             destination, each write kicked out: writeback.c), the
- *             pointer switch (fixptr.c: in inode
- *             order, the blocks undobound.c lists) and the release, each
+ *             pointer switch (fixptr.c: in inode order, the blocks
+ *             undobound.c lists) and the release, each
  *             step ended by a barrier that writes the block bitmaps of
  *             the groups the step changed, the descriptors and the
  *             superblock, and syncs; round 1's release, when round 2
