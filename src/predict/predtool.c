@@ -9,7 +9,9 @@
  *             and the journal's block 0, each group's block bitmap
  *             (with its undo unit: bitmapio.c) and inode bitmap
  *             (ext2fs_read_bitmaps()), the root inode's block;
- *   scan      the inode tables in the inode scan's 8-block reads; each
+ *   scan      the inode tables, each read whole two groups ahead
+ *             (scan.c's itable_readahead()), in the inode scan's
+ *             8-block reads; each
  *             batch's indirect blocks (scan.c's batches of inodes in
  *             use, as it noted them; prefetch.c: in sweeps up the
  *             disk, a DIND with the block after it), read once
@@ -283,14 +285,33 @@ static errcode_t read_dirs(struct tp *p)
 	return err;
 }
 
+/*
+ * scan.c's itable_readahead(): group @g's whole inode table, asked for
+ * two groups ahead of the scan (the first two before it starts).
+ */
+static void itable_ahead(struct tp *p, dgrp_t g)
+{
+	blk64_t b;
+
+	if (g >= p->fs->group_desc_count)
+		return;
+	b = ext2fs_inode_table_loc(p->fs, g);
+	if (b)
+		mp_toolio_read(&p->t, b, p->fs->inode_blocks_per_group);
+}
+
 static errcode_t read_scan(struct tp *p)
 {
 	dgrp_t g;
 	errcode_t err = 0;
 
 	p->cut = 1;		/* the first batch starts the scan */
-	for (g = 0; g < p->fs->group_desc_count && !err; g++)
+	itable_ahead(p, 0);
+	itable_ahead(p, 1);
+	for (g = 0; g < p->fs->group_desc_count && !err; g++) {
 		err = read_group(p, g);
+		itable_ahead(p, g + 2);
+	}
 	if (!err && p->mp->model->ncut)
 		err = read_batch(p, p->mp->model->cut[p->mp->model->ncut - 1],
 				 p->fs->super->s_inodes_count);
