@@ -8,7 +8,7 @@
  * Exposes IMAGE as MOUNTPOINT/disk, opened direct_io (the kernel keeps no
  * page cache of it), and serves each request the kernel sends, one at a
  * time, in real time: the request is charged with bench/hddmodel.py's
- * trace-mode disk (emumodel.c: a persistent head, the square-root seek
+ * trace-mode disk (drive.c: a persistent head, the square-root seek
  * curve, forward gaps spun by, a drive read-ahead cache of N segments of
  * --ra-kib KiB, default 16 of 512), and the reply is held until that
  * time has passed since the disk became free.  A loop device on the file
@@ -42,7 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "emumodel.h"
+#include "model/drive.h"
 
 static const char disk_name[] = "disk";
 
@@ -53,7 +53,7 @@ static struct {
 	uint64_t	size;
 	FILE		*log;
 	FILE		*stats;
-	struct emu_model m;
+	struct mp_drive m;
 	double		t0;	/* s, CLOCK_MONOTONIC at start */
 	double		free_at; /* s: when the disk is next free */
 	double		late;	/* s: replies later than the model */
@@ -92,7 +92,7 @@ static ssize_t serve(char *rbuf, const char *wbuf, size_t len, off_t off)
 
 	if (start < E.free_at)
 		start = E.free_at;
-	cost = emu_request(&E.m, off, len, wbuf != NULL);
+	cost = mp_drive_request(&E.m, off, len, wbuf != NULL);
 	r = wbuf ? pwrite(E.fd, wbuf, len, off) : pread(E.fd, rbuf, len, off);
 	if (r < 0)
 		r = -errno;
@@ -205,7 +205,7 @@ static void *ed_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 /* The daemon's working directory is / by now: the file is open already. */
 static void write_stats(FILE *f)
 {
-	const struct emu_model *m = &E.m;
+	const struct mp_drive *m = &E.m;
 
 	fprintf(f, "{\"busy_ms\": %.3f, \"floor_ms\": %.3f, \"bytes\": %"
 		PRIu64 ", \"requests\": %" PRIu64 ", \"writes\": %" PRIu64
@@ -277,7 +277,7 @@ static int parse_args(int argc, char **argv, long *segs, long *ra_kib,
 		if (i + 1 >= argc)
 			usage();
 		if (!strcmp(argv[i], "--segments"))
-			*segs = num_arg(argv[++i], 0, EMU_MAX_SEGS);
+			*segs = num_arg(argv[++i], 0, MP_DRIVE_MAX_SEGS);
 		else if (!strcmp(argv[i], "--ra-kib"))
 			*ra_kib = num_arg(argv[++i], 0, 1L << 20);
 		else if (!strcmp(argv[i], "--log"))
@@ -294,7 +294,7 @@ static int parse_args(int argc, char **argv, long *segs, long *ra_kib,
 
 int main(int argc, char **argv)
 {
-	long segs = 16, ra_kib = EMU_RA_KIB;
+	long segs = 16, ra_kib = MP_DRIVE_RA_KIB;
 	const char *log = NULL, *stats = NULL;
 	char *fargv[] = { argv[0], "-f", "-s", "-o",
 			  "fsname=emudisk,subtype=emudisk", NULL, NULL };
@@ -318,7 +318,7 @@ int main(int argc, char **argv)
 		perror(log && !E.log ? log : stats);
 		return 1;
 	}
-	emu_init(&E.m, E.size, (uint64_t)ra_kib * 1024, (int)segs);
+	mp_drive_init(&E.m, E.size, (uint64_t)ra_kib * 1024, (int)segs);
 	/* Line-buffered: the bench counts the lines while the disk runs. */
 	if (E.log)
 		setvbuf(E.log, NULL, _IOLBF, 0);

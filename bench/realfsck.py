@@ -345,6 +345,39 @@ def kinds_table(vols, mode, ra, segs):
     return out
 
 
+def err(pred, meas):
+    return "%+.1f %%" % (100.0 * (pred - meas) / meas) if meas else "-"
+
+
+def predict_table(vols, segs=16):
+    """The report's prediction (-n --json --read-ahead=RA on the stock
+    image) against the emulated disk's busy time, -fn; and the run's."""
+    out = ["| volume | read_ahead_kb | stock: busy s | predicted | error "
+           "| packed: busy s | predicted | error | run: busy s | "
+           "predicted | error |", "|---|---:|" + "---:|" * 9]
+    worst = 0.0
+    for vol, c in vols.items():
+        for name in sorted(c, key=lambda n: int(re.sub(r"\D", "", n) or 0)):
+            m = re.match(r"predict-ra(\d+)\.json$", name)
+            if not m:
+                continue
+            ra, pr = int(m.group(1)), c[name].get("predicted", {})
+            key = "%%s-fn-ra%d-s%d.json" % (ra, segs)
+            s, p = c.get(key % "stock"), c.get(key % "packed")
+            t = c.get("tool-ra%d-s%d.json" % (ra, segs))
+            pb = pr.get("before_ms", {}).get("total", 0) / 1000.0
+            pa = pr.get("after_ms", {}).get("total", 0) / 1000.0
+            pt = (pr.get("tool_ms") or {}).get("total", 0) / 1000.0
+            row = [vol, str(ra)]
+            for r, x in ((s, pb), (p, pa), (t, pt)):
+                row += (["%.2f" % r["busy_s"], "%.2f" % x,
+                         err(x, r["busy_s"])] if r and x else ["-"] * 3)
+                if r and x and r is not t:
+                    worst = max(worst, abs(x - r["busy_s"]) / r["busy_s"])
+            out.append("| " + " | ".join(row) + " |")
+    return (out, worst) if len(out) > 2 else ([], 0)
+
+
 def tool_table(vols):
     out = ["| volume | read_ahead_kb, segments | wall s | busy s | "
            "MiB read | MiB written | requests | late s |",
@@ -655,6 +688,17 @@ def cmd_render(a):
                 "`sysconf(_SC_NPROCESSORS_CONF)` threads, %s here; "
                 "e2fsck 1.47 has no option for it).  README's advice is "
                 "rendered from this table." % os.cpu_count(), ""] + t + [""]
+    t, worst = predict_table(vols)
+    if t:
+        out += ["### The report's prediction against the emulated disk", "",
+                "`e3metapack -n --json --read-ahead=RA` on each stock "
+                "image: `predicted.before_ms` and `after_ms` (e2fsck -fn "
+                "with its default options through the model kernel: %d "
+                "bitmap threads, as here) against the busy time of the "
+                "unmodified e2fsck -fn above (16 drive segments), and "
+                "`predicted.tool_ms` against the run's.  Largest e2fsck "
+                "error: %.1f %%." % (os.cpu_count(), 100 * worst), ""] + \
+            t + [""]
     t = tool_table(vols)
     if t:
         out += ["### e3metapack's own run on the emulated disk", "",
@@ -680,6 +724,9 @@ def cmd_render(a):
             "# E3MP_RF_FSCKOPTS: nora, onecpu",
             "e2fsck -fn -E readahead_kb=0 LOOP; LD_PRELOAD=bench/onecpu.so "
             "e2fsck -fn LOOP",
+            "# the prediction (predict-raRA.json; E3MP_RF_PREDICT=0 keeps "
+            "the last)",
+            "src/e3metapack -n --json --read-ahead=RA STOCK-IMAGE",
             "# the check: read_ahead_kb 0, --segments 0, then",
             "LD_PRELOAD=bench/onecpu.so taskset -c 0 e2fsck -fn -E "
             "readahead_kb=0 LOOP",

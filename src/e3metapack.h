@@ -72,6 +72,18 @@ enum e3mp_prep_step {
 typedef void (*e3mp_step_fn)(struct e3mp *mp, enum e3mp_prep_step step,
 			     errcode_t err);
 
+/* --read-ahead's bound, KiB (the kernel's is far below) */
+#define MP_READ_AHEAD_MAX_KB	(1U << 20)
+/* An image file's read_ahead_kb: a loop device's long-standing default */
+#define MP_READ_AHEAD_IMAGE_KB	128
+
+/* Where the read_ahead_kb of the prediction comes from. */
+enum e3mp_ra_from {
+	E3MP_RA_IMAGE = 0,	/* an image file: MP_READ_AHEAD_IMAGE_KB */
+	E3MP_RA_DEVICE,		/* the block device's own */
+	E3MP_RA_OPTION		/* --read-ahead */
+};
+
 struct e3mp_options {
 	int		dry_run;	/* -n */
 	int		force;		/* -f */
@@ -90,6 +102,8 @@ struct e3mp_options {
 	int		partition;	/* --partition N; 0: all */
 	const char	*bad;		/* what parse_args() rejected */
 	struct mp_disk_params disk;	/* --disk: the model disk */
+	unsigned int	read_ahead_kb;	/* --read-ahead, or the device's */
+	int		ra_given;	/* ... given as an option */
 };
 
 /* Figures gathered by the scan and the plan, for the report. */
@@ -151,6 +165,7 @@ struct e3mp {
 	unsigned long		bitmap_writes_dropped;	/* bitmapio.c */
 	struct e3mp_io_error	io_err;
 	unsigned int		blocksize;	/* of the volume, once open */
+	enum e3mp_ra_from	ra_from;	/* whose opt.read_ahead_kb */
 
 	/* what the last refusal or error was about, for the message */
 	ext2_ino_t		err_ino;

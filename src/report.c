@@ -104,6 +104,25 @@ static void json_tool(const struct e3mp *mp, FILE *f)
 		(unsigned long long) t->seeks, mp->undo_unit);
 }
 
+static const char *const ra_from[] = {
+	[E3MP_RA_IMAGE] = "image",
+	[E3MP_RA_DEVICE] = "device",
+	[E3MP_RA_OPTION] = "option",
+};
+
+/* "kernel" and "e2fsck": what the prediction assumed of them. */
+static void json_setting(const struct e3mp *mp, FILE *f)
+{
+	const struct mp_fsck_setting *s = mp_model_fsck_setting(mp->model);
+
+	fprintf(f, "\"kernel\":{\"read_ahead_kb\":%u,\"from\":\"%s\","
+		"\"page_kb\":%u,\"drive_cache_kb\":%u,"
+		"\"drive_segments\":%u},\"e2fsck\":{\"readahead_kb\":%u,"
+		"\"bitmap_threads\":%u},", s->ra_kb, ra_from[mp->ra_from],
+		s->page_kb, s->drive_kb, s->segments, s->fsck_ra_kb,
+		s->threads);
+}
+
 /* "predicted": e2fsck -fn's time on the model disk, before and after. */
 static void json_predicted(const struct e3mp *mp, FILE *f)
 {
@@ -114,9 +133,13 @@ static void json_predicted(const struct e3mp *mp, FILE *f)
 		"\"mb_per_s\":%g,\"reference\":%s},", d->settle_ms,
 		d->stroke_ms, d->half_rot_ms, d->mb_per_s,
 		mp_disk_is_default(d) ? "true" : "false");
+	json_setting(mp, f);
 	json_prediction(f, "before_ms", mp_model_fsck(mp->model, 0));
 	fputc(',', f);
 	json_prediction(f, "after_ms", mp_model_fsck(mp->model, 1));
+	fprintf(f, ",\"own_reads_ms\":{\"before\":%.1f,\"after\":%.1f}",
+		mp_model_fsck_log(mp->model, 0)->total_ms,
+		mp_model_fsck_log(mp->model, 1)->total_ms);
 	json_tool(mp, f);
 	fputc('}', f);
 }
@@ -241,9 +264,9 @@ static void report_json(struct e3mp *mp, FILE *f, const char *status,
 		order_name(mp->opt.order), mp->opt.mc_max_pct,
 		mp->opt.dry_run ? "true" : "false");
 	json_scan(mp, f);
-	json_figures(f, "before", &p->before, mp_model_fsck(mp->model, 0));
+	json_figures(f, "before", &p->before, mp_model_fsck_log(mp->model, 0));
 	fputc(',', f);
-	json_figures(f, "after", &p->after, mp_model_fsck(mp->model, 1));
+	json_figures(f, "after", &p->after, mp_model_fsck_log(mp->model, 1));
 	json_moves(p, f);
 	json_dirs(mp, f);
 	fputs("\"undo_file\":", f);
@@ -313,6 +336,22 @@ static void text_tool(const struct e3mp *mp, FILE *f)
 		"no undo file");
 }
 
+static const char *const ra_text[] = {
+	[E3MP_RA_IMAGE] = "an image file's",
+	[E3MP_RA_DEVICE] = "the device's",
+	[E3MP_RA_OPTION] = "--read-ahead",
+};
+
+/* What the prediction assumed of the kernel and e2fsck. */
+static void text_setting(const struct e3mp *mp, FILE *f)
+{
+	const struct mp_fsck_setting *s = mp_model_fsck_setting(mp->model);
+
+	fprintf(f, "  (e2fsck's defaults, %u bitmap threads; read_ahead_kb "
+		"%u: %s)\n", s->threads, s->ra_kb,
+		ra_text[mp->ra_from]);
+}
+
 /* The prediction: the totals, then where the time goes, wrapped. */
 static void text_predicted(const struct e3mp *mp, FILE *f)
 {
@@ -342,6 +381,7 @@ static void text_predicted(const struct e3mp *mp, FILE *f)
 		col += fprintf(f, "%s%s", col ? " " : "  ", part);
 	}
 	fputc('\n', f);
+	text_setting(mp, f);
 	text_tool(mp, f);
 }
 
@@ -391,8 +431,8 @@ static void text_plan(const struct e3mp *mp, FILE *f, const char *verb)
 	text_row(f, "in their metacluster", p->before.in_mc, p->after.in_mc);
 	text_row(f, "groups holding them", p->before.groups, p->after.groups);
 	text_row(f, "e2fsck pass 1 reads",
-		 mp_model_fsck(mp->model, 0)->kind_reads[MP_K_IND],
-		 mp_model_fsck(mp->model, 1)->kind_reads[MP_K_IND]);
+		 mp_model_fsck_log(mp->model, 0)->kind_reads[MP_K_IND],
+		 mp_model_fsck_log(mp->model, 1)->kind_reads[MP_K_IND]);
 	fprintf(f, "Metaclusters: %llu groups; %s %llu indirect blocks, "
 		"evacuating %llu data blocks (%llu parked)\n",
 		(unsigned long long) p->mc_groups, verb,

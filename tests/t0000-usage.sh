@@ -55,6 +55,10 @@ USAGE_ERRORS="
 	--disk=-1,15,4.17,150 $NOPE
 	--disk=1,15,x,150 $NOPE
 	--disk=1,2000,4,150 $NOPE
+	--read-ahead= $NOPE
+	--read-ahead=x $NOPE
+	--read-ahead=-1 $NOPE
+	--read-ahead=2097152 $NOPE
 	$NOPE $NOPE.second
 	-n $NOPE $NOPE.second
 	-z
@@ -92,6 +96,8 @@ VALID="
 	--disk=1,15,4.17,150 $NOPE
 	--disk=0.5,8,2,250 -n $NOPE
 	--disk=0,0,0,0.5 $NOPE
+	--read-ahead=0 $NOPE
+	--read-ahead=2560 -n $NOPE
 "
 while read -r args; do
 	[ -n "$args" ] || continue

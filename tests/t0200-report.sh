@@ -89,6 +89,10 @@ DOCUMENTED='{device, block_size, groups, homing, rule, order, dry_run,
 	predicted: (.predicted | {
 		disk: (.disk | {settle_ms, stroke_ms, half_rotation_ms,
 			mb_per_s, reference}),
+		kernel: (.kernel | {read_ahead_kb, from, page_kb,
+			drive_cache_kb, drive_segments}),
+		e2fsck: (.e2fsck | {readahead_kb, bitmap_threads}),
+		own_reads_ms: (.own_reads_ms | {before, after}),
 		before_ms: (.before_ms | {inode_tables, bitmaps, indirect,
 			directories, journal, other, total, reads, seeks}),
 		after_ms: (.after_ms | {inode_tables, bitmaps, indirect,
@@ -98,19 +102,37 @@ DOCUMENTED='{device, block_size, groups, homing, rule, order, dry_run,
 	status, exit_code}'
 
 # check_predicted JSON: the prediction's parts are times that add up to
-# the total, on the reference disk; nothing to move, nothing changes.
+# the total, on the reference disk, through the kernel it states (an
+# image file's read_ahead_kb, e2fsck's read-ahead of two groups' inode
+# tables, a bitmap thread per CPU); e2fsck's own reads alone take time
+# too; nothing to move, nothing changes.  (A part may be 0: what the
+# kernel read ahead for another costs it nothing.)
 check_predicted() {
+	local ipb ra
 	jq -e '.predicted.disk == {settle_ms: 1, stroke_ms: 15,
 		half_rotation_ms: 4.17, mb_per_s: 150, reference: true}' \
 		"$1" >/dev/null || fail "predicted.disk is not the reference"
+	ipb=$(dumpe2fs -h "$img" 2>/dev/null |
+		awk -F: '/^Inode blocks per group/ { print $2 + 0 }')
+	ra=$(( 2 * ipb * $(json_int block_size "$1") / 1024 ))
+	jq -e --argjson ra "$ra" --argjson cpus "$(getconf _NPROCESSORS_CONF)" \
+		'.predicted | .kernel == {read_ahead_kb: 128, from: "image",
+		page_kb: 4, drive_cache_kb: 512, drive_segments: 16} and
+		.e2fsck == {readahead_kb: $ra, bitmap_threads: $cpus}' \
+		"$1" >/dev/null || fail "predicted: not the kernel and e2fsck" \
+		"of an image file ($ra KiB, $(getconf _NPROCESSORS_CONF) CPUs)"
 	jq -e '.predicted | [.before_ms, .after_ms][] |
 		(.inode_tables + .bitmaps + .indirect + .directories +
 		 .journal + .other - .total | fabs) < 1 and .total > 0 and
-		.inode_tables > 0 and .bitmaps > 0 and .reads > 0 and
+		.inode_tables > 0 and .bitmaps >= 0 and .reads > 0 and
 		.seeks >= 0 and .seeks <= .reads' "$1" >/dev/null ||
 		fail "predicted: parts do not add up to the total"
+	jq -e '.predicted.own_reads_ms | .before > 0 and .after > 0' \
+		"$1" >/dev/null || fail "predicted.own_reads_ms: no time"
 	if [ "$(json_int exit_code "$1")" = 1 ]; then
-		jq -e '.predicted | .before_ms == .after_ms' "$1" >/dev/null ||
+		jq -e '.predicted | .before_ms == .after_ms and
+			.own_reads_ms.before == .own_reads_ms.after' \
+			"$1" >/dev/null ||
 			fail "predicted: nothing to move, but after != before"
 	fi
 	if [ "$(json_int indirect.total "$1")" -gt 0 ]; then
@@ -309,6 +331,13 @@ report_case() {
 		'.predicted.before_ms.total < $ref[0].predicted.before_ms.total' \
 		"$RUN_OUT" >/dev/null || fail "--disk: a faster disk is no faster"
 
+	# another read_ahead_kb: stated as the option's
+	run_tool -n --json --read-ahead=2560 "$img"
+	expect_exit "$(json_int exit_code "$RUN_DIR/report.json")"
+	jq -e '.predicted.kernel | .read_ahead_kb == 2560 and
+		.from == "option"' "$RUN_OUT" >/dev/null ||
+		fail "--read-ahead=2560: not in predicted.kernel"
+
 	# without an undo file: no undo unit, so no undo reads (and the
 	# block bitmaps read alone, not with their units: bitmapio.c)
 	run_tool -n --json -z none "$img"
@@ -360,6 +389,8 @@ report_case() {
 	expect_exit "$(json_int exit_code "$RUN_DIR/report.json")"
 	expect_stdout_grep '^Layout rule: inode, fsck order$'
 	expect_stdout_grep '^Predicted e2fsck -fn on the reference disk: [0-9]+\.[0-9]{2} s( -> [0-9]+\.[0-9]{2} s)?$'
+	pat="^  \\(e2fsck's defaults, $(getconf _NPROCESSORS_CONF) bitmap"
+	expect_stdout_grep "$pat threads; read_ahead_kb 128: an image file's\\)$"
 	expect_stdout_grep '^  inode tables [0-9.]+ s'
 	expect_stdout_grep 'indirect blocks [0-9.]+ s'
 	expect_stdout_grep 'directories [0-9.]+ s'

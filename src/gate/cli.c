@@ -21,7 +21,7 @@
 #define MC_MAX_DEFAULT	12
 
 enum { OPT_JSON = 256, OPT_HOME, OPT_MC_MAX, OPT_PARTITION, OPT_DIRS,
-       OPT_DISK, OPT_ORDER };
+       OPT_DISK, OPT_ORDER, OPT_READ_AHEAD };
 
 static const struct option long_opts[] = {
 	{ "dry-run",	no_argument,		NULL, 'n' },
@@ -37,6 +37,7 @@ static const struct option long_opts[] = {
 	{ "dirs",	required_argument,	NULL, OPT_DIRS },
 	{ "partition",	required_argument,	NULL, OPT_PARTITION },
 	{ "disk",	required_argument,	NULL, OPT_DISK },
+	{ "read-ahead",	required_argument,	NULL, OPT_READ_AHEAD },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL,		0,			NULL, 0 }
@@ -55,7 +56,8 @@ static void usage_synopsis(FILE *f)
 "                  [--home=%s] [--order=%s]\n"
 "                  [--mc-max=percent]\n"
 "                  [--dirs=%s]\n"
-"                  [--partition=N] [--disk=S,F,H,R] [-V] [-h] device\n",
+"                  [--partition=N] [--disk=S,F,H,R] [--read-ahead=KB]\n"
+"                  [-V] [-h] device\n",
 		w[MP_WORDS_HOME], w[MP_WORDS_ORDER], w[MP_WORDS_DIRS]);
 }
 
@@ -92,6 +94,8 @@ void usage(FILE *f)
 "      --disk=S,F,H,R  the model disk of the predictions: settle,\n"
 "                      full-stroke seek and half-rotation times in ms,\n"
 "                      transfer rate in MB/s (default 1,15,4.17,150)\n"
+"      --read-ahead=KB the read_ahead_kb e2fsck's device will have\n"
+"                      (default: the device's own; 128 for an image)\n"
 "  -V, --version       print the version and exit\n"
 "  -h, --help          print this help and exit\n", MC_MAX_DEFAULT);
 }
@@ -177,6 +181,12 @@ static errcode_t parse_one(int c, struct e3mp_options *opt)
 				"settle <= stroke, rate above 0, e.g. "
 				"1,15,4.17,150)", EINVAL;
 		break;
+	case OPT_READ_AHEAD:
+		if (parse_number(optarg, MP_READ_AHEAD_MAX_KB, &v))
+			return opt->bad = "--read-ahead", EINVAL;
+		opt->read_ahead_kb = v;
+		opt->ra_given = 1;
+		break;
 	case OPT_MC_MAX:
 		if (parse_number(optarg, 50, &v) || v == 0)
 			return opt->bad = "--mc-max", EINVAL;
@@ -198,6 +208,7 @@ errcode_t parse_args(int argc, char **argv, struct e3mp_options *opt)
 	/* (the fastest e2fsck by the measurements of docs/PERFORMANCE.md) */
 	opt->dirs = E3MP_DIRS_VOLUME;
 	mp_disk_default(&opt->disk);
+	opt->read_ahead_kb = MP_READ_AHEAD_IMAGE_KB;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "nfpvz:d:Vh", long_opts,
 				NULL)) != -1) {

@@ -13,6 +13,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <linux/fs.h>
 
 #include <blkid/blkid.h>
 
@@ -46,6 +49,29 @@ errcode_t resolve_device(const char *spec, const char **device)
 	return 0;
 }
 
+/*
+ * The read_ahead_kb e2fsck will meet, unless --read-ahead gave it: a
+ * block device's own (BLKRAGET, in 512-byte sectors); an image file
+ * keeps MP_READ_AHEAD_IMAGE_KB, what a loop device over it has had by
+ * default.
+ */
+static void device_read_ahead(struct e3mp *mp, int fd)
+{
+	struct stat st;
+	long sectors;
+
+	if (mp->opt.ra_given) {
+		mp->ra_from = E3MP_RA_OPTION;
+		return;
+	}
+	mp->ra_from = E3MP_RA_IMAGE;
+	if (fstat(fd, &st) || !S_ISBLK(st.st_mode) ||
+	    ioctl(fd, BLKRAGET, &sectors) || sectors < 0)
+		return;
+	mp->opt.read_ahead_kb = sectors / 2;
+	mp->ra_from = E3MP_RA_DEVICE;
+}
+
 /* libblkid must agree that this is an ext2/3/4 filesystem. */
 static errcode_t probe_type(struct e3mp *mp)
 {
@@ -57,6 +83,7 @@ static errcode_t probe_type(struct e3mp *mp)
 		return errno;
 	probe_fs_type(fd, mp->part ? mp->part->offset : 0,
 		      mp->part ? mp->part->size : 0, type, sizeof(type));
+	device_read_ahead(mp, fd);
 	close(fd);
 	if (fs_type_is_ext(type))
 		return 0;

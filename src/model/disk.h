@@ -45,6 +45,7 @@ struct mp_group_io {
 	__u32		itable_blocks;	/* of it that e2fsck scans */
 	blk64_t		bbitmap;
 	blk64_t		ibitmap;
+	int		in_use;		/* an inode of it in use */
 };
 
 struct mp_fsck_ops {
@@ -77,8 +78,31 @@ struct mp_fsck_vol {
 	void			*priv;
 };
 
+/*
+ * The default e2fsck on a kernel (fsckmodel.c): the page cache and
+ * read-ahead of kernel.c, e2fsck's own read-ahead (fadvise) of inode
+ * tables and directory blocks, the bitmaps read by several threads, a
+ * drive with a read-ahead cache.  The page cache's pages are a set
+ * behind @cache (set MP_S_CACHED, empty at the start).
+ */
+#define MP_FSCK_MAX_THREADS	1024	/* bitmap threads modelled */
+
+struct mp_fsck_env {
+	unsigned int		ra_kb;		/* the device's read_ahead_kb */
+	unsigned int		fsck_ra_kb;	/* e2fsck's readahead_kb */
+	unsigned int		threads;	/* reading the bitmaps */
+	int			segments;	/* of the drive's cache */
+	const struct mp_set_ops	*cache;
+	void			*cache_priv;
+	/* the kernel's requests, one call each (NULL: none) */
+	void			(*trace)(void *priv, __u64 pos, __u64 len);
+	void			*trace_priv;
+};
+
+/* @env NULL: e2fsck's own reads (test_io's log) straight to the disk. */
 errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
 			  const struct mp_disk_params *dp,
+			  const struct mp_fsck_env *env,
 			  const struct ind_rec *rec, __u32 nrec, int after,
 			  struct mp_prediction *out);
 
@@ -153,6 +177,8 @@ struct mp_model {
 	__u32			ncut, cut_alloc;
 	blk64_t			journal_sb;	/* the journal's block 0 */
 	struct mp_prediction	pred[2];	/* e2fsck -fn: before, after */
+	struct mp_prediction	log[2];		/* its own reads alone */
+	struct mp_fsck_setting	setting;	/* what pred[] assumed */
 	struct mp_tool_prediction tool;		/* the run itself */
 };
 

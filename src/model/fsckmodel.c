@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fsckmodel.c --- e2fsck -fn's reads, in e2fsck 1.47's order, through
- * the model disk
+ * the model kernel (kernel.c) or straight to the model disk
  *
  * The order, as e2fsck's test_io read log shows it (-E readahead_kb=0,
  * one thread):
@@ -27,11 +27,20 @@
  *      pass 1 read left out; after the run, a block the plan moves
  *      (REC_DIR) at its destination;
  *   5. the block and inode bitmaps, group by group (pass 5 reads them).
+ * With its default options (the walk through the kernel) e2fsck also
+ * reads ahead: at pass 1's start and whenever the scan reaches the last
+ * buffer of the last group read ahead, the inode tables in use of as
+ * many next groups as pass its readahead_kb (two tables' worth); in
+ * pass 2, a readahead_kb's worth of the list an eighth ahead, every 7/8
+ * of it.  Its reads are then one pread() each (a table's buffer, a
+ * block), as the kernel sees them.  The bitmaps come after pass 2, the
+ * block bitmaps first in group order, then the inode bitmaps by one
+ * thread per CPU taking turns, as bench/emudisk logged them.
  * e2fsck reads some blocks twice (the journal's map in pass 1 again);
  * the page cache serves those, so the walk reads each block once.  Not
  * modelled: extent-tree blocks, and the few blocks e2fsck reads out of
  * this order (the root directory's first block before pass 1).  Time
- * is linear in the blocks read; memory is one batch.
+ * is linear in the blocks read; memory is one batch and pass 2's list.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -40,6 +49,7 @@
 #include <string.h>
 
 #include "model/disk.h"
+#include "model/kernel.h"
 #include "core/iosizes.h"
 
 struct deferred {
@@ -58,6 +68,9 @@ struct walk {
 	const struct ind_rec	*rec;
 	int			after;
 	struct mp_disk		d;
+	const struct mp_fsck_env *env;
+	struct mp_kernel	*k;	/* NULL: e2fsck's reads to the disk */
+	__u32			ra_group;	/* next to read ahead */
 	struct mp_prediction	*out;
 	struct deferred		batch[MP_E2FSCK_BATCH];
 	__u32			n;
@@ -66,13 +79,45 @@ struct walk {
 	errcode_t		err;	/* (of growing roots) */
 };
 
+/* A read (@ahead: an fadvise) of @count blocks, charged to kind @k. */
+static void io(struct walk *w, blk64_t blk, __u64 count, enum mp_kind k,
+	       int ahead)
+{
+	__u64 reads, seeks;
+
+	if (!w->k) {
+		reads = w->d.reads;
+		seeks = w->d.seeks;
+		w->out->ms[k] += mp_disk_read(&w->d, blk, count);
+		w->out->kind_reads[k] += w->d.reads - reads;
+		w->out->kind_seeks[k] += w->d.seeks - seeks;
+		return;
+	}
+	reads = w->k->drive.requests;
+	seeks = w->k->drive.seeks;
+	w->out->ms[k] += ahead ? mp_kern_willneed(w->k, blk, count) :
+		mp_kern_read(w->k, blk, count);
+	w->out->kind_reads[k] += w->k->drive.requests - reads;
+	w->out->kind_seeks[k] += w->k->drive.seeks - seeks;
+}
+
 static void rd(struct walk *w, blk64_t blk, __u64 count, enum mp_kind k)
 {
-	__u64 reads = w->d.reads, seeks = w->d.seeks;
+	io(w, blk, count, k, 0);
+}
 
-	w->out->ms[k] += mp_disk_read(&w->d, blk, count);
-	w->out->kind_reads[k] += w->d.reads - reads;
-	w->out->kind_seeks[k] += w->d.seeks - seeks;
+/* Blocks e2fsck reads one pread() each (to the disk: one request). */
+static void rd_each(struct walk *w, blk64_t blk, __u64 count,
+		    enum mp_kind k)
+{
+	__u64 i;
+
+	if (!w->k) {
+		rd(w, blk, count, k);
+		return;
+	}
+	for (i = 0; i < count; i++)
+		rd(w, blk + i, 1, k);
 }
 
 static blk64_t loc(const struct walk *w, const struct ind_rec *r)
@@ -155,7 +200,7 @@ static void prologue(struct walk *w, __u32 nrec)
 	}
 	if (v->resize_dind) {
 		rd(w, v->resize_dind, 1, MP_K_OTHER);
-		rd(w, v->rgdt_first, v->rgdt_blocks, MP_K_OTHER);
+		rd_each(w, v->rgdt_first, v->rgdt_blocks, MP_K_OTHER);
 	}
 }
 
@@ -201,6 +246,71 @@ static blk64_t take_inode(struct walk *w, struct deferred *d, __u32 *i,
 }
 
 /*
+ * e2fsck's read-ahead of inode tables (pass1_readahead()): from group
+ * @start, the tables of as many groups as make more than its
+ * readahead_kb, those with an inode in use; the next read-ahead when the
+ * scan is in the last of them.
+ */
+static void itable_ahead(struct walk *w, __u32 start)
+{
+	const struct mp_fsck_vol *v = w->v;
+	__u64 limit = (__u64) w->env->fsck_ra_kb * 1024, bytes = 0, run = 0;
+	struct mp_group_io gi;
+	blk64_t first = 0;
+	__u32 g, x;
+
+	for (g = start; g < v->g->group_count; g++) {
+		v->ops->group(v->priv, g, &gi);
+		bytes += (__u64) gi.itable_blocks * v->blocksize;
+		if (bytes > limit)
+			break;
+	}
+	/* (one fadvise per run: flex_bg's tables are contiguous) */
+	for (x = start; x <= g && x < v->g->group_count; x++) {
+		v->ops->group(v->priv, x, &gi);
+		if (!gi.in_use || !gi.itable_blocks)
+			continue;
+		if (run && gi.itable == first + run) {
+			run += gi.itable_blocks;
+			continue;
+		}
+		if (run)
+			io(w, first, run, MP_K_ITABLE, 1);
+		first = gi.itable;
+		run = gi.itable_blocks;
+	}
+	if (run)
+		io(w, first, run, MP_K_ITABLE, 1);
+	w->ra_group = g + 1;
+}
+
+/*
+ * The inode table of group @grp read up to block @at, in the scan's
+ * buffers; the read-ahead once the scan is in the last group it covers.
+ */
+static void scan_to(struct walk *w, __u32 grp, const struct mp_group_io *gi,
+		    __u32 *upto, __u32 at)
+{
+	__u32 n;
+
+	if (!w->k) {
+		if (at > *upto)
+			rd(w, gi->itable + *upto, at - *upto, MP_K_ITABLE);
+		*upto = at > *upto ? at : *upto;
+		return;
+	}
+	while (*upto < at) {
+		n = gi->itable_blocks - *upto;
+		n = n < MP_SCAN_CHUNK ? n : MP_SCAN_CHUNK;
+		rd(w, gi->itable + *upto, n, MP_K_ITABLE);
+		*upto += n;
+		if (w->env->fsck_ra_kb && grp + 1 >= w->ra_group &&
+		    *upto + MP_SCAN_CHUNK > gi->itable_blocks)
+			itable_ahead(w, grp + 1);
+	}
+}
+
+/*
  * Pass 1 over group @grp, whose inodes start at record *@i and extra
  * *@j: the inode table up to each inode with work, a full batch flushed
  * there.
@@ -214,18 +324,17 @@ static void pass1_group(struct walk *w, __u32 grp, __u32 *i, __u32 *j,
 	blk64_t symlink;
 
 	v->ops->group(v->priv, grp, &gi);
+	if (w->k && w->env->fsck_ra_kb && !gi.itable_blocks &&
+	    grp + 1 >= w->ra_group)
+		itable_ahead(w, grp + 1);
 	while ((ino = next_ino(w, *i, *j, nrec)) && (ino - 1) / ipg == grp) {
 		struct deferred d = { .ino = ino };
 
 		symlink = take_inode(w, &d, i, j, nrec);
 		at = (__u64) ((ino - 1) % ipg) * v->inode_size /
 		     v->blocksize / MP_SCAN_CHUNK * MP_SCAN_CHUNK + MP_SCAN_CHUNK;
-		if (at > gi.itable_blocks)
-			at = gi.itable_blocks;
-		if (at > upto) {
-			rd(w, gi.itable + upto, at - upto, MP_K_ITABLE);
-			upto = at;
-		}
+		scan_to(w, grp, &gi, &upto, at < gi.itable_blocks ? at :
+			gi.itable_blocks);
 		if (symlink)
 			rd(w, symlink, 1, MP_K_OTHER);
 		if (!d.nind && !d.ea) {
@@ -237,8 +346,7 @@ static void pass1_group(struct walk *w, __u32 grp, __u32 *i, __u32 *j,
 		if (w->n == MP_E2FSCK_BATCH)
 			flush(w);
 	}
-	if (gi.itable_blocks > upto)
-		rd(w, gi.itable + upto, gi.itable_blocks - upto, MP_K_ITABLE);
+	scan_to(w, grp, &gi, &upto, gi.itable_blocks);
 	flush(w);
 }
 
@@ -268,11 +376,54 @@ static int next_blk(struct walk *w, struct dirlist *dl, int l,
 	return has;
 }
 
+/*
+ * e2fsck's read-ahead of the directory blocks from entry @from of pass
+ * 2's list: @n entries, one fadvise per run of consecutive blocks.
+ */
+static void dir_ahead(struct walk *w, const blk64_t *b, __u64 nb,
+		      __u64 from, __u64 n)
+{
+	__u64 i, run = 0;
+
+	for (i = from; i < nb && i < from + n; i++) {
+		if (run && b[i] == b[i - 1] + 1) {
+			run++;
+			continue;
+		}
+		if (run)
+			io(w, b[i - run], run, MP_K_DIR, 1);
+		run = 1;
+	}
+	if (run)
+		io(w, b[i - run], run, MP_K_DIR, 1);
+}
+
+/*
+ * Pass 2's reads of its list @b (check_dir_block2()): with read-ahead,
+ * every 7/8 of readahead_kb's worth of entries, the next readahead_kb's
+ * worth an eighth ahead.
+ */
+static void pass2_read(struct walk *w, const blk64_t *b, __u64 nb)
+{
+	__u64 ra = w->k ? (__u64) w->env->fsck_ra_kb * 1024 /
+		w->v->blocksize : 0, next = 0, i;
+
+	for (i = 0; i < nb; i++) {
+		if (ra && i >= next) {
+			dir_ahead(w, b, nb, i + ra / 8, ra);
+			next = i + ra * 7 / 8;
+		}
+		rd(w, b[i], 1, MP_K_DIR);
+	}
+}
+
 /* Pass 2: one list sorted by block, or (dir_index) list 0 then list 1. */
-static void pass2(struct walk *w, struct dirlist *dl)
+static errcode_t pass2(struct walk *w, struct dirlist *dl)
 {
 	const struct mp_fsck_vol *v = w->v;
-	blk64_t b[2] = { 0, 0 };
+	blk64_t b[2] = { 0, 0 }, *order = NULL;
+	__u64 n = 0, alloc = 0;
+	errcode_t err = 0;
 	int has[2], l;
 
 	if (w->nroots)
@@ -285,10 +436,22 @@ static void pass2(struct walk *w, struct dirlist *dl)
 		else
 			l = has[0] && (!has[1] || b[0] < b[1]) ? 0 : 1;
 		if (!has[l])
-			return;
-		rd(w, b[l], 1, MP_K_DIR);
+			break;
+		if (n == alloc) {
+			err = ext2fs_resize_mem(alloc * sizeof(*order),
+						(alloc ? 2 * alloc : 256) *
+						sizeof(*order), &order);
+			if (err)
+				break;
+			alloc = alloc ? 2 * alloc : 256;
+		}
+		order[n++] = b[l];
 		has[l] = next_blk(w, dl, l, b[l] + 1, &b[l]);
 	}
+	if (!err)
+		pass2_read(w, order, n);
+	ext2fs_free_mem(&order);
+	return err;
 }
 
 /* A moved directory block: the moves, sorted by @from, are searched. */
@@ -349,10 +512,8 @@ static errcode_t pass2_after(struct walk *w, __u32 nrec)
 	for (i = 0; i < nrec; i++)
 		n += (w->rec[i].flags & REC_DIR) &&
 		     w->rec[i].dest != w->rec[i].blk;
-	if (!n) {
-		pass2(w, NULL);
-		return 0;
-	}
+	if (!n)
+		return pass2(w, NULL);
 	err = ext2fs_get_array(n, sizeof(*mv), &mv);
 	if (err)
 		return err;
@@ -366,47 +527,20 @@ static errcode_t pass2_after(struct walk *w, __u32 nrec)
 	if (!err)
 		err = dest_list(w, 1, mv, n, &dl[1]);
 	if (!err)
-		pass2(w, dl);
+		err = pass2(w, dl);
 	ext2fs_free_mem(&dl[0].b);
 	ext2fs_free_mem(&dl[1].b);
 	ext2fs_free_mem(&mv);
 	return err;
 }
 
-errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
-			  const struct mp_disk_params *dp,
-			  const struct ind_rec *rec, __u32 nrec, int after,
-			  struct mp_prediction *out)
+/* The bitmaps, as e2fsck's pass 5 reads them (test_io's order). */
+static void bitmaps_direct(struct walk *w)
 {
-	struct walk *w;
+	const struct mp_fsck_vol *v = w->v;
 	struct mp_group_io gi;
-	__u32 grp, i = 0, j = 0;
-	errcode_t err;
-	int k;
+	__u32 grp;
 
-	memset(out, 0, sizeof(*out));
-	err = ext2fs_get_memzero(sizeof(*w), &w);
-	if (err)
-		return err;
-	w->v = v;
-	w->rec = rec;
-	w->after = after;
-	w->out = out;
-	mp_disk_init(&w->d, dp, v->span, v->blocksize);
-	prologue(w, nrec);
-	for (grp = 0; grp < v->g->group_count; grp++)
-		pass1_group(w, grp, &i, &j, nrec);
-	if (after)
-		err = pass2_after(w, nrec);
-	else
-		pass2(w, NULL);
-	if (!err)
-		err = w->err;
-	ext2fs_free_mem(&w->roots);
-	if (err) {
-		ext2fs_free_mem(&w);
-		return err;
-	}
 	for (grp = 0; grp < v->g->group_count; grp++) {
 		v->ops->group(v->priv, grp, &gi);
 		if (gi.bbitmap)
@@ -414,11 +548,129 @@ errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
 		if (gi.ibitmap)
 			rd(w, gi.ibitmap, 1, MP_K_BITMAP);
 	}
+}
+
+/* Thread @t of @n's groups, as ext2fs_rw_bitmaps() splits them. */
+static void thread_range(__u32 groups, __u32 n, __u32 t, __u32 *first,
+			 __u32 *last)
+{
+	__u32 avg = groups / n;
+
+	*first = t ? avg * t + 1 : 0;
+	*last = t == n - 1 ? groups - 1 : avg * (t + 1);
+}
+
+/* Thread @t's next inode bitmap not cached, from its group *@g. */
+static blk64_t next_ibitmap(struct walk *w, __u32 *g, __u32 last)
+{
+	struct mp_group_io gi;
+
+	while (*g <= last) {
+		w->v->ops->group(w->v->priv, (*g)++, &gi);
+		if (gi.ibitmap && !mp_kern_cached(w->k, gi.ibitmap))
+			return gi.ibitmap;
+	}
+	return 0;
+}
+
+/*
+ * The bitmaps after pass 2, as the real e2fsck reads them: the block
+ * bitmaps group by group, then the inode bitmaps by one thread per CPU,
+ * each over its range of groups, their reads taking turns at the disk
+ * (a cached one costs a thread nothing).
+ */
+static void bitmaps_threads(struct walk *w)
+{
+	const struct mp_fsck_vol *v = w->v;
+	__u32 groups = v->g->group_count, n = w->env->threads, t;
+	__u32 g[MP_FSCK_MAX_THREADS], last[MP_FSCK_MAX_THREADS];
+	struct mp_group_io gi;
+	blk64_t b;
+	int busy;
+
+	for (t = 0; t < groups; t++) {
+		v->ops->group(v->priv, t, &gi);
+		if (gi.bbitmap)
+			rd(w, gi.bbitmap, 1, MP_K_BITMAP);
+	}
+	n = n > groups ? groups : n;
+	n = n > MP_FSCK_MAX_THREADS ? MP_FSCK_MAX_THREADS : n ? n : 1;
+	if (groups / n == 0)
+		n = 1;
+	for (t = 0; t < n; t++)
+		thread_range(groups, n, t, &g[t], &last[t]);
+	do {
+		busy = 0;
+		for (t = 0; t < n; t++)
+			if ((b = next_ibitmap(w, &g[t], last[t]))) {
+				rd(w, b, 1, MP_K_BITMAP);
+				busy = 1;
+			}
+	} while (busy);
+}
+
+static errcode_t walk_volume(struct walk *w, __u32 nrec)
+{
+	__u32 grp, i = 0, j = 0;
+	errcode_t err;
+
+	prologue(w, nrec);
+	if (w->k && w->env->fsck_ra_kb)
+		itable_ahead(w, 0);
+	for (grp = 0; grp < w->v->g->group_count; grp++)
+		pass1_group(w, grp, &i, &j, nrec);
+	err = w->after ? pass2_after(w, nrec) : pass2(w, NULL);
+	if (!err)
+		err = w->err;
+	if (err)
+		return err;
+	if (w->k)
+		bitmaps_threads(w);
+	else
+		bitmaps_direct(w);
+	return 0;
+}
+
+errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
+			  const struct mp_disk_params *dp,
+			  const struct mp_fsck_env *env,
+			  const struct ind_rec *rec, __u32 nrec, int after,
+			  struct mp_prediction *out)
+{
+	struct walk *w;
+	errcode_t err;
+	int k;
+
+	memset(out, 0, sizeof(*out));
+	err = ext2fs_get_memzero(sizeof(*w), &w);
+	if (err)
+		return err;
+	if (env)
+		err = ext2fs_get_memzero(sizeof(*w->k), &w->k);
+	if (err) {
+		ext2fs_free_mem(&w);
+		return err;
+	}
+	w->v = v;
+	w->rec = rec;
+	w->after = after;
+	w->out = out;
+	w->env = env;
+	mp_disk_init(&w->d, dp, v->span, v->blocksize);
+	if (env) {
+		mp_kern_init(w->k, dp, v->span, v->blocksize, env->ra_kb,
+			     env->segments, env->cache, env->cache_priv);
+		w->k->trace = env->trace;
+		w->k->trace_priv = env->trace_priv;
+	}
+	err = walk_volume(w, nrec);
+	ext2fs_free_mem(&w->roots);
 	for (k = 0; k < MP_K_COUNT; k++)
 		out->total_ms += out->ms[k];
-	out->reads = w->d.reads;
-	out->seeks = w->d.seeks;
-	out->blocks = w->d.blocks;
+	out->reads = w->k ? w->k->drive.requests : w->d.reads;
+	out->seeks = w->k ? w->k->drive.seeks : w->d.seeks;
+	out->blocks = w->k ? w->k->pages * w->k->bpp : w->d.blocks;
+	ext2fs_free_mem(&w->k);
 	ext2fs_free_mem(&w);
-	return 0;
+	return err;
 }

@@ -61,6 +61,17 @@ const struct mp_prediction *mp_model_fsck(const struct mp_model *m,
 	return &(m ? m : &none)->pred[!!after];
 }
 
+const struct mp_prediction *mp_model_fsck_log(const struct mp_model *m,
+					      int after)
+{
+	return &(m ? m : &none)->log[!!after];
+}
+
+const struct mp_fsck_setting *mp_model_fsck_setting(const struct mp_model *m)
+{
+	return &(m ? m : &none)->setting;
+}
+
 const struct mp_tool_prediction *mp_model_tool(const struct mp_model *m)
 {
 	return &(m ? m : &none)->tool;

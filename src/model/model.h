@@ -84,9 +84,26 @@ errcode_t mp_model_note_batch(struct mp_model *m, __u32 ino);
 errcode_t mp_model_note_extra(struct mp_model *m, __u32 ino, blk64_t blk,
 			      __u32 kind);
 
-/* The figures (all zero before they are worked out, or without one). */
+/* What the prediction of e2fsck assumed (the report states it). */
+struct mp_fsck_setting {
+	unsigned int	ra_kb;		/* the device's read_ahead_kb */
+	unsigned int	fsck_ra_kb;	/* e2fsck's own readahead_kb */
+	unsigned int	threads;	/* reading the inode bitmaps */
+	unsigned int	page_kb;	/* the kernel's page */
+	unsigned int	drive_kb;	/* the drive's cache: segments of */
+	unsigned int	segments;
+};
+
+/*
+ * The figures (all zero before they are worked out, or without one):
+ * the default e2fsck through the kernel (fsck), and e2fsck's own reads
+ * alone, one request each, as its test_io log lists them (fsck_log).
+ */
 const struct mp_prediction *mp_model_fsck(const struct mp_model *m,
 					  int after);
+const struct mp_prediction *mp_model_fsck_log(const struct mp_model *m,
+					      int after);
 const struct mp_tool_prediction *mp_model_tool(const struct mp_model *m);
+const struct mp_fsck_setting *mp_model_fsck_setting(const struct mp_model *m);
 
 #endif /* E3MP_MODEL_H */

@@ -9,8 +9,12 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <unistd.h>
+
 #include "e3metapack.h"
 #include "model/disk.h"
+#include "model/drive.h"
+#include "model/kernel.h"
 #include "predict/predict.h"
 
 /* What e2fsck, and the inode scan, read of group @grp. */
@@ -36,6 +40,8 @@ void predict_group_io(void *priv, __u32 grp, struct mp_group_io *out)
 	out->ibitmap = csum && ext2fs_bg_flags_test(fs, grp,
 						    EXT2_BG_INODE_UNINIT) ?
 		0 : ext2fs_inode_bitmap_loc(fs, grp);
+	out->in_use = ext2fs_bg_free_inodes_count(fs, grp) <
+		fs->super->s_inodes_per_group;
 }
 
 static int next_dir(void *priv, int list, blk64_t start, blk64_t *out)
@@ -82,6 +88,97 @@ static errcode_t special_blocks(struct e3mp *mp, struct mp_fsck_vol *v)
 	return 0;
 }
 
+/* The page cache of the model kernel: one bitmap of blocks. */
+static int cache_find(void *priv, int set, int value, blk64_t start,
+		      blk64_t end, blk64_t *out)
+{
+	ext2fs_generic_bitmap map = priv;
+
+	(void) set;
+	if (value)
+		return !ext2fs_find_first_set_block_bitmap2(map, start, end,
+							    out);
+	return !ext2fs_find_first_zero_block_bitmap2(map, start, end, out);
+}
+
+static void cache_mark(void *priv, int set, blk64_t blk, __u64 count,
+		       int value)
+{
+	ext2fs_generic_bitmap map = priv;
+	blk64_t end = ext2fs_get_generic_bmap_end(map);
+
+	(void) set;
+	if (blk > end)
+		return;
+	if (count > end - blk + 1)
+		count = end - blk + 1;
+	if (value)
+		ext2fs_mark_block_bitmap_range2(map, blk, count);
+	else
+		ext2fs_unmark_block_bitmap_range2(map, blk, count);
+}
+
+static const struct mp_set_ops cache_ops = {
+	.find = cache_find,
+	.mark = cache_mark,
+};
+
+/* What the model assumes of the kernel and e2fsck (and the report says). */
+void predict_fsck_env(struct e3mp *mp, struct mp_fsck_env *env)
+{
+	ext2_filsys fs = mp->fs;
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	memset(env, 0, sizeof(*env));
+	env->ra_kb = mp->opt.read_ahead_kb;
+	/* e2fsck_guess_readahead(): two groups' inode tables */
+	env->fsck_ra_kb = 2ULL * fs->blocksize * fs->inode_blocks_per_group /
+		1024;
+	env->threads = cpus > 0 ? (unsigned int) cpus : 1;
+	env->segments = MP_DRIVE_SEGMENTS;
+	env->cache = &cache_ops;
+}
+
+static void note_setting(struct e3mp *mp)
+{
+	struct mp_fsck_setting *s = &mp->model->setting;
+	struct mp_fsck_env env;
+
+	predict_fsck_env(mp, &env);
+	s->ra_kb = env.ra_kb;
+	s->fsck_ra_kb = env.fsck_ra_kb;
+	s->threads = env.threads;
+	s->page_kb = MP_PAGE_SIZE / 1024;
+	s->drive_kb = MP_DRIVE_RA_KIB;
+	s->segments = env.segments;
+}
+
+static errcode_t predict_one(struct e3mp *mp, const struct mp_fsck_vol *v,
+			     int after)
+{
+	blk64_t end = ext2fs_blocks_count(mp->fs->super) - 1;
+	struct mp_fsck_env env;
+	ext2fs_generic_bitmap map;
+	errcode_t err;
+
+	predict_fsck_env(mp, &env);
+	/* (the last page of a volume of 1 KiB blocks may pass its end) */
+	err = ext2fs_alloc_generic_bmap(mp->fs, EXT2_ET_MAGIC_BLOCK_BITMAP64,
+					EXT2FS_BMAP64_RBTREE, 0, end + 8,
+					end + 8, "model page cache", &map);
+	if (err)
+		return err;
+	env.cache_priv = map;
+	err = mp_predict_fsck(v, &mp->opt.disk, &env, mp->rec, mp->nrec,
+			      after, &mp->model->pred[after]);
+	if (!err)
+		err = mp_predict_fsck(v, &mp->opt.disk, NULL, mp->rec,
+				      mp->nrec, after,
+				      &mp->model->log[after]);
+	ext2fs_free_generic_bmap(map);
+	return err;
+}
+
 errcode_t predict_fsck(struct e3mp *mp)
 {
 	ext2_filsys fs = mp->fs;
@@ -102,11 +199,10 @@ errcode_t predict_fsck(struct e3mp *mp)
 
 	err = special_blocks(mp, &v);
 	mp->model->journal_sb = v.journal_sb;
+	note_setting(mp);
 	if (!err)
-		err = mp_predict_fsck(&v, &mp->opt.disk, mp->rec, mp->nrec, 0,
-				      &mp->model->pred[0]);
+		err = predict_one(mp, &v, 0);
 	if (!err)
-		err = mp_predict_fsck(&v, &mp->opt.disk, mp->rec, mp->nrec, 1,
-				      &mp->model->pred[1]);
+		err = predict_one(mp, &v, 1);
 	return err;
 }

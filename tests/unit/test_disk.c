@@ -191,8 +191,8 @@ static void setup(__u32 ipg)
 	vol.dir_index = 1;
 	vol.ops = &ops;
 	vol.x = xr;
-	gio[0] = (struct mp_group_io) { 100, ipg / 4, 50, 51 };
-	gio[1] = (struct mp_group_io) { 8300, ipg / 4, 8250, 8251 };
+	gio[0] = (struct mp_group_io) { 100, ipg / 4, 50, 51, 1 };
+	gio[1] = (struct mp_group_io) { 8300, ipg / 4, 8250, 8251, 1 };
 	nrec = 0;
 	ndirs[0] = ndirs[1] = 0;
 }
@@ -247,7 +247,7 @@ static int check(int after)
 	errcode_t err;
 	int k;
 
-	err = mp_predict_fsck(&vol, &ref, rec, nrec, after, &got);
+	err = mp_predict_fsck(&vol, &ref, NULL, rec, nrec, after, &got);
 	EXPECT(!err, "mp_predict_fsck: %ld", (long) err);
 	for (k = 0; k < MP_K_COUNT; k++)
 		EXPECT(NEAR(got.ms[k], want.ms[k]), "%s: %g ms, want %g",
@@ -537,6 +537,147 @@ static int case_walk_journal_resize(void)
 	return check(0);
 }
 
+/* --- the walk through the model kernel ------------------------------ */
+
+#define KBLK	(4 * 32768)	/* four groups of 4 KiB blocks */
+
+static unsigned char kcache[KBLK];
+static struct mp_group_io kgio[4];
+static __u64 kreq[256];
+static int nkreq;
+
+static int kfind(void *priv EXT2FS_ATTR((unused)),
+		 int set EXT2FS_ATTR((unused)), int value, blk64_t start,
+		 blk64_t end, blk64_t *out)
+{
+	for (; start <= end && start < KBLK; start++)
+		if (kcache[start] == value) {
+			*out = start;
+			return 1;
+		}
+	return 0;
+}
+
+static void kmark(void *priv EXT2FS_ATTR((unused)),
+		  int set EXT2FS_ATTR((unused)), blk64_t blk, __u64 count,
+		  int value)
+{
+	for (; count-- && blk < KBLK; blk++)
+		kcache[blk] = value;
+}
+
+static const struct mp_set_ops kops = { kfind, kmark };
+
+static void ktrace(void *priv EXT2FS_ATTR((unused)), __u64 pos,
+		   __u64 len EXT2FS_ATTR((unused)))
+{
+	if (nkreq < 256)
+		kreq[nkreq++] = pos / 4096;
+}
+
+static void kgroup_io(void *priv EXT2FS_ATTR((unused)), __u32 grp,
+		      struct mp_group_io *out)
+{
+	*out = kgio[grp];
+}
+
+static const struct mp_fsck_ops kfsck_ops = { kgroup_io, next_dir };
+
+/*
+ * Four groups of 32768 4 KiB blocks, 64-block inode tables; bitmaps and
+ * tables far apart, so that no read-ahead joins them.  Group 1 has no
+ * inode in use.  Runs the walk; the requests in kreq[].
+ */
+static int kwalk(unsigned int fsck_ra_kb, unsigned int threads)
+{
+	struct mp_fsck_env env = {
+		.ra_kb = 128, .fsck_ra_kb = fsck_ra_kb, .threads = threads,
+		.segments = 16, .cache = &kops, .trace = ktrace,
+	};
+	struct mp_prediction got;
+	__u32 g;
+
+	memset(&geom, 0, sizeof(geom));
+	geom.blocks_per_group = 32768;
+	geom.group_count = 4;
+	geom.blocks_count = KBLK;
+	geom.inodes_per_group = 1024;
+	memset(&vol, 0, sizeof(vol));
+	vol.g = &geom;
+	vol.blocksize = 4096;
+	vol.inode_size = 256;
+	vol.span = (__u64) KBLK * 4096;
+	vol.desc_first = 1;
+	vol.desc_blocks = 1;
+	vol.ops = &kfsck_ops;
+	for (g = 0; g < 4; g++)
+		kgio[g] = (struct mp_group_io) { g * 32768 + 2000, 64,
+			g * 32768 + 1000, g * 32768 + 1500, g != 1 };
+	ndirs[0] = ndirs[1] = 0;
+	memset(kcache, 0, sizeof(kcache));
+	nkreq = 0;
+	EXPECT(!mp_predict_fsck(&vol, &ref, &env, NULL, 0, 0, &got),
+	       "mp_predict_fsck failed");
+	EXPECT(got.total_ms > 0 && got.reads == (__u64) nkreq,
+	       "%g ms, %llu reads, %d traced", got.total_ms, ULL(got.reads),
+	       nkreq);
+	return 0;
+}
+
+/* The index of the first request at @blk from @from, or -1. */
+static int kfirst(blk64_t blk, int from)
+{
+	for (; from < nkreq; from++)
+		if (kreq[from] == blk)
+			return from;
+	return -1;
+}
+
+/*
+ * After pass 2 the block bitmaps in group order, then the inode bitmaps
+ * by two threads (groups 0-2 and 3, as ext2fs_rw_bitmaps() splits four)
+ * taking turns: 0, 3, 1, 2.
+ */
+static int case_kwalk_bitmaps(void)
+{
+	static const blk64_t want[] = { 1000, 33768, 66536, 99304,
+					1500, 99804, 34268, 67036 };
+	int i, at;
+
+	TRY(kwalk(0, 2));
+	at = kfirst(want[0], 0);
+	EXPECT(at >= 0 && at + 8 == nkreq, "bitmaps at %d of %d", at, nkreq);
+	for (i = 0; i < 8; i++)
+		EXPECT(kreq[at + i] == want[i], "bitmap read %d at %llu, "
+		       "want %llu", i, ULL(kreq[at + i]), ULL(want[i]));
+	return 0;
+}
+
+/*
+ * e2fsck's read-ahead of inode tables: the first three groups' worth
+ * at once (more than its readahead_kb, two tables), only those with an
+ * inode in use; group 1's table is read by the scan.  Without it, every
+ * table by the scan, in order.
+ */
+static int case_kwalk_itable_ahead(void)
+{
+	int t0, t2, t1;
+
+	TRY(kwalk(2 * 64 * 4, 1));
+	t0 = kfirst(2000, 0);
+	t2 = kfirst(2 * 32768 + 2000, 0);
+	t1 = kfirst(32768 + 2000, 0);
+	EXPECT(t0 >= 0 && t2 == t0 + 1 && t1 > t2,
+	       "tables 0, 2, 1 requested at %d, %d, %d", t0, t2, t1);
+	TRY(kwalk(0, 1));
+	t0 = kfirst(2000, 0);
+	t2 = kfirst(2 * 32768 + 2000, 0);
+	t1 = kfirst(32768 + 2000, 0);
+	EXPECT(t0 >= 0 && t1 > t0 && t2 > t1,
+	       "without: tables 0, 1, 2 at %d, %d, %d", t0, t1, t2);
+	return 0;
+}
+
 int main(void)
 {
 	run("the reference disk", case_defaults);
@@ -564,5 +705,9 @@ int main(void)
 	run("walk: EA blocks and slow symlinks", case_walk_ea_symlink);
 	run("walk: journal check and resize inode",
 	    case_walk_journal_resize);
+	run("walk, kernel: bitmaps, the inode ones by threads in turns",
+	    case_kwalk_bitmaps);
+	run("walk, kernel: e2fsck's read-ahead of inode tables in use",
+	    case_kwalk_itable_ahead);
 	return unit_done();
 }

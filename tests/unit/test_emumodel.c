@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * test_emumodel.c --- the emulated disk's model (bench/emumodel.c) is
+ * test_drive.c --- the emulated disk's model (src/model/drive.c) is
  * bench/hddmodel.py's trace mode
  *
- * The daemon (bench/emudisk) sleeps what emumodel.c charges; every e2fsck
+ * The daemon (bench/emudisk) sleeps what drive.c charges; every e2fsck
  * figure of the bench comes from hddmodel.py.  The two must agree: a
  * request log recorded by the daemon (tests/unit/emudisk-requests.txt:
  * e2fsck -fn of a small ext3 image through a loop device, read_ahead_kb
- * 128) is replayed through emumodel.c and through "python3
+ * 128) is replayed through drive.c and through "python3
  * bench/hddmodel.py trace" with 16, 1 and 0 drive segments, and the totals compared.  The
  * cases before that check the physics against the formulas, so that a
  * change made to both models alike is still seen.
@@ -24,11 +24,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emumodel.h"
+#include "model/drive.h"
+#include "model/model.h"
 #include "unit.h"
 
 #define NEAR(a, b)	(fabs((a) - (b)) <= 1e-9 * (1 + fabs(b)))
 #define GIB		(1ULL << 30)
+#define RATE		(MP_DISK_MB_PER_S * 1e6)	/* bytes/s */
 
 static char logpath[4096], tracepath[4096];
 
@@ -36,35 +38,35 @@ static char logpath[4096], tracepath[4096];
 
 static int case_sequential(void)
 {
-	struct emu_model m;
+	struct mp_drive m;
 	double c;
 
-	emu_init(&m, GIB, 0, 0);
-	c = emu_request(&m, 0, 1 << 20, 0);
-	EXPECT(NEAR(c, (1 << 20) / (EMU_RATE / 1000)),
+	mp_drive_init(&m, GIB, 0, 0);
+	c = mp_drive_request(&m, 0, 1 << 20, 0);
+	EXPECT(NEAR(c, (1 << 20) / (RATE / 1000)),
 	       "a read at the head costs %g ms, not its transfer", c);
-	c = emu_request(&m, 1 << 20, 4096, 0);
-	EXPECT(NEAR(c, 4096 / (EMU_RATE / 1000)), "continuing costs %g", c);
+	c = mp_drive_request(&m, 1 << 20, 4096, 0);
+	EXPECT(NEAR(c, 4096 / (RATE / 1000)), "continuing costs %g", c);
 	EXPECT(m.seeks == 0 && m.spins == 0, "positioning counted");
 	return 0;
 }
 
 static int case_seek_and_spin(void)
 {
-	struct emu_model m;
-	double x = 4096 / (EMU_RATE / 1000), want, c;
+	struct mp_drive m;
+	double x = 4096 / (RATE / 1000), want, c;
 
-	emu_init(&m, GIB, 0, 0);
-	c = emu_request(&m, GIB / 4, 4096, 0);
-	want = EMU_SETTLE_MS + (EMU_STROKE_MS - EMU_SETTLE_MS) * 0.5 +
-		EMU_HALF_ROT_MS + x;
+	mp_drive_init(&m, GIB, 0, 0);
+	c = mp_drive_request(&m, GIB / 4, 4096, 0);
+	want = MP_DISK_SETTLE_MS + (MP_DISK_STROKE_MS - MP_DISK_SETTLE_MS) * 0.5 +
+		MP_DISK_HALF_ROT_MS + x;
 	EXPECT(NEAR(c, want), "quarter-span seek: %g ms, want %g", c, want);
 	/* A small forward gap is spun over: gap / rate. */
-	c = emu_request(&m, GIB / 4 + 8192 + 4096, 4096, 0);
-	EXPECT(NEAR(c, 8192 / (EMU_RATE / 1000) + x), "spin: %g ms", c);
+	c = mp_drive_request(&m, GIB / 4 + 8192 + 4096, 4096, 0);
+	EXPECT(NEAR(c, 8192 / (RATE / 1000) + x), "spin: %g ms", c);
 	/* Backward: always a seek, however short. */
-	c = emu_request(&m, GIB / 4, 4096, 0);
-	EXPECT(c > EMU_SETTLE_MS + EMU_HALF_ROT_MS, "backward: %g ms", c);
+	c = mp_drive_request(&m, GIB / 4, 4096, 0);
+	EXPECT(c > MP_DISK_SETTLE_MS + MP_DISK_HALF_ROT_MS, "backward: %g ms", c);
 	EXPECT(m.seeks == 2 && m.spins == 1, "%" PRIu64 " seeks, %" PRIu64
 	       " spins", m.seeks, m.spins);
 	return 0;
@@ -72,29 +74,29 @@ static int case_seek_and_spin(void)
 
 static int case_segments(void)
 {
-	struct emu_model m;
-	double x = 4096 / (EMU_RATE / 1000), c;
-	uint64_t ra = EMU_RA_KIB * 1024ULL, a = 0, b = GIB / 2;
+	struct mp_drive m;
+	double x = 4096 / (RATE / 1000), c;
+	uint64_t ra = MP_DRIVE_RA_KIB * 1024ULL, a = 0, b = GIB / 2;
 
-	emu_init(&m, GIB, ra, 2);
-	emu_request(&m, a, 4096, 0);		/* keeps [4K, 4K + RA) */
-	emu_request(&m, b, 4096, 0);		/* head far away */
-	c = emu_request(&m, a + 8192, 4096, 0);
+	mp_drive_init(&m, GIB, ra, 2);
+	mp_drive_request(&m, a, 4096, 0);		/* keeps [4K, 4K + RA) */
+	mp_drive_request(&m, b, 4096, 0);		/* head far away */
+	c = mp_drive_request(&m, a + 8192, 4096, 0);
 	EXPECT(NEAR(c, x) && m.drive_hits == 1 && m.head == b + 4096,
 	       "a read in a segment: %g ms, head moved", c);
 	/* A write makes what the drive kept of it stale. */
-	emu_request(&m, a + 8192, 4096, 1);
-	emu_request(&m, b, 4096, 0);
-	c = emu_request(&m, a + 16384, 4096, 0);
-	EXPECT(c > x + EMU_SETTLE_MS && m.drive_hits == 1,
+	mp_drive_request(&m, a + 8192, 4096, 1);
+	mp_drive_request(&m, b, 4096, 0);
+	c = mp_drive_request(&m, a + 16384, 4096, 0);
+	EXPECT(c > x + MP_DISK_SETTLE_MS && m.drive_hits == 1,
 	       "a stale segment served a read (%g ms)", c);
 	/* With one segment, the second stream evicts the first. */
-	emu_init(&m, GIB, ra, 1);
-	emu_request(&m, a, 4096, 0);
-	emu_request(&m, b, 4096, 0);
-	emu_request(&m, GIB / 4, 4096, 0);
-	c = emu_request(&m, a + 8192, 4096, 0);
-	EXPECT(m.drive_hits == 0 && c > x + EMU_SETTLE_MS,
+	mp_drive_init(&m, GIB, ra, 1);
+	mp_drive_request(&m, a, 4096, 0);
+	mp_drive_request(&m, b, 4096, 0);
+	mp_drive_request(&m, GIB / 4, 4096, 0);
+	c = mp_drive_request(&m, a + 8192, 4096, 0);
+	EXPECT(m.drive_hits == 0 && c > x + MP_DISK_SETTLE_MS,
 	       "an evicted segment served a read");
 	return 0;
 }
@@ -102,7 +104,7 @@ static int case_segments(void)
 /* --- the recorded log, through both models ----------------------------- */
 
 /* Replay the log; also writes it in readtrace's format for hddmodel.py. */
-static int replay(int segments, uint64_t *span, struct emu_model *m)
+static int replay(int segments, uint64_t *span, struct mp_drive *m)
 {
 	FILE *in = fopen(logpath, "r"), *out = fopen(tracepath, "w");
 	char line[256], rw;
@@ -113,12 +115,12 @@ static int replay(int segments, uint64_t *span, struct emu_model *m)
 	EXPECT(fgets(line, sizeof(line), in) &&
 	       sscanf(line, "# emudisk span %" SCNu64, span) == 1,
 	       "%s: no '# emudisk span' header", logpath);
-	emu_init(m, *span, EMU_RA_KIB * 1024ULL, segments);
+	mp_drive_init(m, *span, MP_DRIVE_RA_KIB * 1024ULL, segments);
 	while (fgets(line, sizeof(line), in)) {
 		if (sscanf(line, "%c %llu %llu", &rw, &off, &len) != 3 ||
 		    (rw != 'R' && rw != 'W'))
 			continue;
-		emu_request(m, off, len, rw == 'W');
+		mp_drive_request(m, off, len, rw == 'W');
 		fprintf(out, "%c %llu %llu\n", rw, off, len);
 		n++;
 	}
@@ -156,7 +158,7 @@ static int python_total(int segments, uint64_t span, double *ms,
 
 static int same_as_python(int segments)
 {
-	struct emu_model m;
+	struct mp_drive m;
 	uint64_t span;
 	double py_ms;
 	unsigned long long py_media;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * emumodel.c --- hddmodel.py's trace-mode disk (Disk._disk_read), in C
+ * drive.c --- hddmodel.py's trace-mode disk (Disk._disk_read), in C
  *
  * Kept line for line with bench/hddmodel.py: a change to one is a change
  * to the other, and tests/unit/test_emumodel compares their totals on a
@@ -12,24 +12,33 @@
 #include <math.h>
 #include <string.h>
 
-#include "emumodel.h"
+#include "model/drive.h"
+#include "model/model.h"
 
-void emu_init(struct emu_model *m, uint64_t span, uint64_t ra_bytes,
-	      int segments)
+
+void mp_drive_init(struct mp_drive *m, uint64_t span, uint64_t ra_bytes,
+		   int segments)
 {
 	memset(m, 0, sizeof(*m));
-	m->span = (double)span;
-	m->settle = EMU_SETTLE_MS;
-	m->stroke = EMU_STROKE_MS;
-	m->half_rot = EMU_HALF_ROT_MS;
-	m->rate_per_ms = EMU_RATE / 1000.0;
+	m->span = span ? (double)span : 1.0;
+	mp_drive_physics(m, MP_DISK_SETTLE_MS, MP_DISK_STROKE_MS,
+			 MP_DISK_HALF_ROT_MS, MP_DISK_MB_PER_S * 1e6);
 	m->ra = ra_bytes;
-	if (segments > EMU_MAX_SEGS)
-		segments = EMU_MAX_SEGS;
+	if (segments > MP_DRIVE_MAX_SEGS)
+		segments = MP_DRIVE_MAX_SEGS;
 	m->nseg = ra_bytes > 0 && segments > 0 ? segments : 0;
 }
 
-double emu_seek_ms(const struct emu_model *m, uint64_t dist)
+void mp_drive_physics(struct mp_drive *m, double settle, double stroke,
+		      double half_rot, double rate)
+{
+	m->settle = settle;
+	m->stroke = stroke;
+	m->half_rot = half_rot;
+	m->rate_per_ms = rate / 1000.0;
+}
+
+double mp_drive_seek_ms(const struct mp_drive *m, uint64_t dist)
 {
 	double d = (double)dist < m->span ? (double)dist : m->span;
 
@@ -38,9 +47,9 @@ double emu_seek_ms(const struct emu_model *m, uint64_t dist)
 }
 
 /* Move segment I to the front (a drive cache hit). */
-static void seg_touch(struct emu_model *m, int i)
+static void seg_touch(struct mp_drive *m, int i)
 {
-	struct emu_seg s = m->segs[i];
+	struct mp_drive_seg s = m->segs[i];
 
 	memmove(&m->segs[1], &m->segs[0], i * sizeof(s));
 	m->segs[0] = s;
@@ -51,13 +60,13 @@ static void seg_touch(struct emu_model *m, int i)
  * overlaps; on a read, also the one whose stream it continues (its start
  * inside a segment, or at its end).
  */
-static void seg_drop(struct emu_model *m, uint64_t pos, uint64_t end,
+static void seg_drop(struct mp_drive *m, uint64_t pos, uint64_t end,
 		     int write)
 {
 	int i, n = 0;
 
 	for (i = 0; i < m->used; i++) {
-		const struct emu_seg *s = &m->segs[i];
+		const struct mp_drive_seg *s = &m->segs[i];
 		int overlap = pos < s->end && s->start < end;
 
 		if (overlap || (!write && s->start <= pos && pos <= s->end))
@@ -68,7 +77,7 @@ static void seg_drop(struct emu_model *m, uint64_t pos, uint64_t end,
 }
 
 /* A request wholly inside a segment, off the head's stream: a hit. */
-static int seg_lookup(struct emu_model *m, uint64_t pos, uint64_t len)
+static int seg_lookup(struct mp_drive *m, uint64_t pos, uint64_t len)
 {
 	int i;
 
@@ -80,7 +89,7 @@ static int seg_lookup(struct emu_model *m, uint64_t pos, uint64_t len)
 	return -1;
 }
 
-static double position_ms(struct emu_model *m, uint64_t pos)
+static double position_ms(struct mp_drive *m, uint64_t pos)
 {
 	uint64_t d;
 	double ms, spin;
@@ -88,7 +97,7 @@ static double position_ms(struct emu_model *m, uint64_t pos)
 	if (pos == m->head)
 		return 0.0;
 	d = pos > m->head ? pos - m->head : m->head - pos;
-	ms = emu_seek_ms(m, d);
+	ms = mp_drive_seek_ms(m, d);
 	if (pos > m->head) {
 		spin = (double)d / m->rate_per_ms;
 		if (spin < ms) {
@@ -100,8 +109,8 @@ static double position_ms(struct emu_model *m, uint64_t pos)
 	return ms;
 }
 
-double emu_request(struct emu_model *m, uint64_t pos, uint64_t len,
-		   int write)
+double mp_drive_request(struct mp_drive *m, uint64_t pos, uint64_t len,
+			int write)
 {
 	double xfer = (double)len / m->rate_per_ms, cost;
 	uint64_t end = pos + len;
