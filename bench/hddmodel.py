@@ -34,6 +34,7 @@ Parameters (defaults; all can be changed on the command line):
 import argparse
 import json
 import math
+import os
 import re
 import sys
 
@@ -59,11 +60,14 @@ Usage:
       set_blksize lines).  KINDS: 'blockorder kinds' output, to split the
       time by what was read.
   hddmodel.py strace TRACE --image FILE --span BYTES --bs BS
+          [--kick-lag-ms MS]
       TRACE: an 'strace -f -y -T' log; its pread64/pwrite64 calls on FILE
       are replayed: reads through the page cache, which writes also
       fill; writes buffered in it until the next fsync/fdatasync of FILE,
       then each dirty block once, in block order (the kernel's write-back
-      and elevator).
+      and elevator); a sync_file_range(SYNC_FILE_RANGE_WRITE) of FILE
+      writes them the same way MS later (default: src/model/disk.h's
+      MP_TOOLIO_KICK_LAG_MS); fadvise64(WILLNEED) reads.
   hddmodel.py trace TRACE --span BYTES --bs BS [--ra-kib N] [--segments N]
           [--kinds KINDS]
       TRACE: 'bench/readtrace' output (R|W OFFSET LENGTH, the kernel's
@@ -100,6 +104,7 @@ class Disk:
         self.drive_hits = 0
         self.pc_hits = 0        # blocks found in the page cache
         self.by_kind = {}
+        self.before_request = None  # called before each host read request
 
     def seek_ms(self, dist):
         return (self.settle + (self.stroke - self.settle) *
@@ -127,6 +132,8 @@ class Disk:
             e = c.find(1, b, end)
             if e < 0:
                 e = end
+            if self.before_request:
+                self.before_request()
             c[b:e] = b"\x01" * (e - b)
             self._disk_read(b * self.bs, (e - b) * self.bs, kind)
             if kind in self.by_kind:
@@ -325,6 +332,10 @@ STRACE_RE = re.compile(
 
 
 FSYNC_RE = re.compile(r"^(?:\d+\s+)?(fsync|fdatasync)\((\d+)<([^>]*)>\)")
+KICK_RE = re.compile(r"^(?:\d+\s+)?sync_file_range\((\d+)<([^>]*)>, .*"
+                     r"SYNC_FILE_RANGE_WRITE\)\s+=\s+0")
+WILLNEED_RE = re.compile(r"^(?:\d+\s+)?fadvise64\((\d+)<([^>]*)>, (\d+), "
+                         r"(\d+), POSIX_FADV_WILLNEED\)\s+=\s+0")
 
 
 def cmd_strace(a):
@@ -335,11 +346,14 @@ def cmd_strace(a):
     kernel's page cache does for a file opened without O_DIRECT: they go
     to the disk at the next fsync/fdatasync of the image (and at the end),
     each distinct block once, in block order (the elevator); a read of a
-    written block is served by the page cache.  With --kinds (blockorder
+    written block is served by the page cache.  A sync_file_range(...,
+    SYNC_FILE_RANGE_WRITE) of the image (a kick) writes them the same
+    way once --kick-lag-ms of the disk's time has passed, before the
+    first read request after that; a fadvise64(..., POSIX_FADV_WILLNEED)
+    reads its range as a read would.  With --kinds (blockorder
     kinds of the image before the run) each request is counted under
     "read " or "write " and the kind its first block had before the
     run (a free block counts as data)."""
-    import os
     disk = Disk(a.span, a.bs, a.settle, a.stroke, a.half_rot, a.rate * 1e6)
     nblocks = a.span // a.bs + 1
     image = os.path.realpath(a.image)
@@ -363,12 +377,33 @@ def cmd_strace(a):
         if run:
             disk.write(run[0], run[1], kind("write", run[0]))
         dirty.clear()
+        kick[0] = None
+
+    kick = [None]       # when the last kick's writes go out
+
+    def due():
+        if kick[0] is not None and disk.time >= kick[0]:
+            writeback()
+    disk.before_request = due
 
     with open(a.trace, errors="replace") as f:
         for line in f:
             m = FSYNC_RE.match(line)
             if m and m.group(3) == image:
                 writeback()
+                continue
+            m = KICK_RE.match(line)
+            if m and m.group(2) == image:
+                if kick[0] is None:
+                    kick[0] = disk.time + a.kick_lag_ms
+                continue
+            m = WILLNEED_RE.match(line)
+            if m and m.group(2) == image:
+                off, n = int(m.group(3)), int(m.group(4))
+                first = off // a.bs
+                last = min((off + n + a.bs - 1) // a.bs, nblocks)
+                if last > first:
+                    disk.read(first, last - first, kind("read", first))
                 continue
             m = STRACE_RE.match(line)
             if not m or m.group(3) != image:
@@ -394,6 +429,21 @@ def cmd_strace(a):
     print()
 
 
+def kick_lag_ms():
+    """The model's MP_TOOLIO_KICK_LAG_MS (src/model/disk.h, the one place
+    it is set), or 0 where the source tree is not beside this file."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "src", "model", "disk.h")
+    try:
+        for line in open(path):
+            t = line.split()
+            if len(t) == 3 and t[:2] == ["#define", "MP_TOOLIO_KICK_LAG_MS"]:
+                return float(t[2])
+    except (OSError, ValueError):
+        pass
+    return 0.0
+
+
 def main():
     p = argparse.ArgumentParser(
         description="Replay block reads through an HDD model.",
@@ -416,6 +466,11 @@ def main():
         if name == "strace":
             s.add_argument("--image", required=True,
                            help="the file whose I/O is replayed")
+            s.add_argument("--kick-lag-ms", type=float,
+                           default=kick_lag_ms(),
+                           help="how late a kick's writes go out "
+                           "(default: src/model/disk.h's "
+                           "MP_TOOLIO_KICK_LAG_MS)")
         if name == "trace":
             s.add_argument("--ra-kib", type=int, default=RA_KIB)
             s.add_argument("--segments", type=int, default=SEGMENTS)

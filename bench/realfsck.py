@@ -14,6 +14,12 @@
       image (before the run); a block in no metadata run is "data": file
       data or free space, which e2fsck never asks for -- only read-ahead
       reads it.
+  realfsck.py toolpred RES... --binary E3MP --stock VOL=IMAGE... [--doc FILE]
+      The run's time, predicted and measured: for each VOL, `E3MP -n
+      --json IMAGE` (the report's .predicted.tool_ms) against each
+      tool-raRA-sSEGS.json case measured in the RES directories (a later
+      one's case of the same name wins); with --doc, written into FILE
+      between its "bench:toolpred" markers.
   realfsck.py render RES [--doc FILE] --binary E3MP --top DIR
       Tables of every case in RES; with --doc, written into FILE between
       the "bench:realfsck" markers, through bench/render (FILE must hold
@@ -31,6 +37,7 @@ import argparse
 import bisect
 import collections
 import glob
+import gzip
 import json
 import os
 import platform
@@ -77,6 +84,22 @@ def read_requests(path, n0, n1):
     return out
 
 
+def rereads(reqs):
+    """(seconds, bytes) of the reads in REQS ((rw, off, len, cost_ms), in
+    order) whose every page the run had read or written before: a page
+    cache that kept what it was given would have served them.  On a host
+    shared with other benches, another one's drop_caches makes them."""
+    seen = set()
+    ms = nbytes = 0
+    for rw, off, length, cost in reqs:
+        pages = range(off // PAGE, (off + length + PAGE - 1) // PAGE)
+        if rw == "R" and all(p in seen for p in pages):
+            ms += cost
+            nbytes += length
+        seen.update(pages)
+    return ms / 1000.0, nbytes
+
+
 def cmd_case(a):
     reqs = read_requests(a.log, a.lines[0], a.lines[1])
     names, kinds = load_kinds(a.kinds)
@@ -110,6 +133,8 @@ def cmd_case(a):
         "requests": len(reqs), "rc": a.rc, "ra_kb": a.ra,
         "segments": a.segs, "cmd": a.cmd, "out": tail[-1] if tail else "",
         "late_s": stats.get("late_s"),
+        "reread_s": round(rereads(reqs)[0], 3),
+        "reread_bytes": rereads(reqs)[1],
         "by_kind_s": {k: round(v / 1000.0, 3) for k, v in ms.items()},
         "by_kind_bytes": dict(nbytes),
     }, sys.stdout)
@@ -340,28 +365,25 @@ def err(pred, meas):
 
 def predict_table(vols, segs=16):
     """The report's prediction (-n --json --read-ahead=RA on the stock
-    image) against the emulated disk's busy time, -fn; and the run's."""
+    image) against the emulated disk's busy time, e2fsck -fn.  (The run's
+    own time: the bench:toolpred table.)"""
     out = ["| volume | read_ahead_kb | stock: busy s | predicted | error "
-           "| packed: busy s | predicted | error | run: busy s | "
-           "predicted | error |", "|---|---:|" + "---:|" * 9]
+           "| packed: busy s | predicted | error |", "|---|---:|" + "---:|" * 6]
     worst = 0.0
     for vol, c in vols.items():
-        for name in sorted(c, key=lambda n: int(re.sub(r"\D", "", n) or 0)):
-            m = re.match(r"predict-ra(\d+)\.json$", name)
-            if not m:
-                continue
-            ra, pr = int(m.group(1)), c[name].get("predicted", {})
+        names = [n for n in c if re.match(r"predict-ra\d+\.json$", n)]
+        for name in sorted(names, key=lambda n: int(re.sub(r"\D", "", n))):
+            ra = int(re.sub(r"\D", "", name))
+            pr = c[name].get("predicted", {})
             key = "%%s-fn-ra%d-s%d.json" % (ra, segs)
             s, p = c.get(key % "stock"), c.get(key % "packed")
-            t = c.get("tool-ra%d-s%d.json" % (ra, segs))
             pb = pr.get("before_ms", {}).get("total", 0) / 1000.0
             pa = pr.get("after_ms", {}).get("total", 0) / 1000.0
-            pt = (pr.get("tool_ms") or {}).get("total", 0) / 1000.0
             row = [vol, str(ra)]
-            for r, x in ((s, pb), (p, pa), (t, pt)):
+            for r, x in ((s, pb), (p, pa)):
                 row += (["%.2f" % r["busy_s"], "%.2f" % x,
                          err(x, r["busy_s"])] if r and x else ["-"] * 3)
-                if r and x and r is not t:
+                if r and x:
                     worst = max(worst, abs(x - r["busy_s"]) / r["busy_s"])
             out.append("| " + " | ".join(row) + " |")
     return (out, worst) if len(out) > 2 else ([], 0)
@@ -684,9 +706,9 @@ def cmd_render(a):
                 "image: `predicted.before_ms` and `after_ms` (e2fsck -fn "
                 "with its default options through the model kernel: %d "
                 "bitmap threads, as here) against the busy time of the "
-                "unmodified e2fsck -fn above (16 drive segments), and "
-                "`predicted.tool_ms` against the run's.  Largest e2fsck "
-                "error: %.1f %%." % (os.cpu_count(), 100 * worst), ""] + \
+                "unmodified e2fsck -fn above (16 drive segments).  "
+                "Largest error: %.1f %%." % (os.cpu_count(), 100 * worst),
+                ""] + \
             t + [""]
     t = tool_table(vols)
     if t:
@@ -743,6 +765,99 @@ def cmd_render(a):
             write_doc(d, adv, "advice")
 
 
+def tool_predicted(binary, image):
+    """The report's .predicted.tool_ms of a dry run on IMAGE (None if the
+    run fails or predicts nothing)."""
+    r = subprocess.run([binary, "-n", "--json", image], capture_output=True,
+                       text=True)
+    try:
+        return json.loads(r.stdout)["predicted"]["tool_ms"]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+TOOLPRED_INTRO = """The report's prediction of the run's own time (`e3metapack -n --json
+IMAGE`, `.predicted.tool_ms`, on the stock image: the scan's reads, all
+reads, the writes, in seconds) against the emulated disk's busy time of
+the real run (default options, undo file on the host's disk, caches
+cold; the reads, the writes).  The model assumes `read_ahead_kb` 128,
+an image file's default: it replays the run's requests through a page
+cache of the volume's blocks, the undo manager's reads, the write-out
+at each barrier and at each kick the copies give the kernel's writeback
+(their writes ~%(lag)s ms late), and no kernel read-ahead.  *Re-reads*:
+the busy time of the reads whose every page the run had read or written
+before (from the case's request log; "-": no log), which a page cache
+that kept what it was given would have served: on this host another
+bench's `drop_caches` empties the loop device's cache during a long run.
+Generated on %(date)s, e3metapack %(version)s (src/ at commit
+%(commit)s).
+"""
+
+
+def case_rereads(res, vol, name, r):
+    """A case's re-reads (rereads()): from its JSON, else from its
+    request log beside it, else None."""
+    if "reread_s" in r:
+        return r["reread_s"]
+    path = os.path.join(res, vol, name[:-len(".json")] + ".requests.gz")
+    if not os.path.exists(path):
+        return None
+    with gzip.open(path, "rt") as f:
+        reqs = [(t[0], int(t[1]), int(t[2]), float(t[4]))
+                for t in (line.split() for line in f)
+                if len(t) == 5 and t[0] in ("R", "W")]
+    return rereads(reqs)[0]
+
+
+def cmd_toolpred(a):
+    cases = {}
+    for res in a.res:
+        for vol, c in load(res).items():
+            for name, r in c.items():
+                m = re.match(r"tool-ra(\d+)-s(\d+)\.json$", name)
+                if m:
+                    r = dict(r, reread=case_rereads(res, vol, name, r))
+                    cases.setdefault(vol, {})[
+                        (int(m.group(1)), int(m.group(2)))] = r
+    stock = dict(x.split("=", 1) for x in a.stock)
+    lag = sh("awk '$2 == \"MP_TOOLIO_KICK_LAG_MS\" {print $3}' "
+             "'%s/src/model/disk.h'" % a.top)
+    out = [TOOLPRED_INTRO % {
+        "lag": lag or "?",
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "version": sh("'%s' -V 2>&1 | head -1" % a.binary).replace(
+            "e3metapack ", "") or "?",
+        "commit": sh("git -C '%s' log -1 --format=%%h -- src" % a.top)
+        or "?"}, "| volume | read_ahead_kb, segments | measured busy s "
+        "(reads, writes) | of it re-reads s | predicted s (scan, reads, "
+        "writes) | difference | without the re-reads |",
+        "|---|---|---:|---:|---:|---:|---:|"]
+    for vol in sorted(cases, key=vol_order):
+        p = tool_predicted(a.binary, stock[vol]) if vol in stock else None
+        for (ra, segs), r in sorted(cases[vol].items()):
+            w = r["by_kind_s"].get("write", 0.0)
+            meas = "%.2f (%.2f, %.2f)" % (r["busy_s"], r["busy_s"] - w, w)
+            rr = r["reread"]
+            pred, diff, diff2 = "-", "-", "-"
+            if p:
+                t = p["total"] / 1000.0
+                pred = "%.2f (%.2f, %.2f, %.2f)" % (
+                    t, p["scan"] / 1000.0, p["read"] / 1000.0,
+                    p["write"] / 1000.0)
+                diff = "%+.0f %%" % (100.0 * (t - r["busy_s"]) /
+                                     r["busy_s"])
+                if rr is not None:
+                    diff2 = "%+.0f %%" % (100.0 * (t - r["busy_s"] + rr) /
+                                          (r["busy_s"] - rr))
+            out.append("| %s | %d, %d | %s | %s | %s | %s | %s |" % (
+                vol, ra, segs, meas, "-" if rr is None else "%.2f" % rr,
+                pred, diff, diff2))
+    text = "\n".join(out) + "\n"
+    sys.stdout.write(text)
+    if a.doc:
+        write_doc(a.doc, text, "toolpred")
+
+
 def write_doc(path, text, name="realfsck"):
     """TEXT into PATH between its bench:NAME markers, through bench/render,
     the one renderer (PATH must hold them)."""
@@ -770,6 +885,12 @@ def main():
     c.add_argument("--out-tail", required=True)
     m = sub.add_parser("median")
     m.add_argument("runs", nargs="+")
+    t = sub.add_parser("toolpred")
+    t.add_argument("res", nargs="+")
+    t.add_argument("--binary", required=True)
+    t.add_argument("--top", required=True)
+    t.add_argument("--stock", nargs="*", default=[])
+    t.add_argument("--doc")
     r = sub.add_parser("render")
     r.add_argument("res")
     r.add_argument("--doc")
@@ -782,6 +903,8 @@ def main():
         cmd_case(a)
     elif a.sub == "median":
         cmd_median(a)
+    elif a.sub == "toolpred":
+        cmd_toolpred(a)
     else:
         cmd_render(a)
 

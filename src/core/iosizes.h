@@ -31,4 +31,11 @@
  */
 #define MP_COPY_BATCH_BYTES	(8U << 20)
 
+/*
+ * Bytes of copies at most in one write, each followed by a kick to the
+ * kernel's writeback (write/writeback.c); predict/predtool.c models the
+ * kicks.
+ */
+#define MP_WRITEBACK_CHUNK_BYTES	(1U << 20)
+
 #endif /* E3MP_IOSIZES_H */

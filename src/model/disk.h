@@ -110,7 +110,8 @@ errcode_t mp_predict_fsck(const struct mp_fsck_vol *v,
  * The tool's own I/O on the model disk, replayed as bench/hddmodel.py's
  * strace command replays an strace log of a run (toolio.c): reads go
  * through a page cache (a block read or written once is never paid for
- * again); writes are buffered until the next sync, which writes each
+ * again); writes are buffered until the next sync or kick (the run's
+ * sync_file_range() after each write of copies), which writes each
  * dirty block once, in block order; with an undo file, the first write
  * to each undo unit first reads the whole unit (libext2fs's undo
  * manager saves its old contents).  The undo file itself is taken to be
@@ -143,7 +144,17 @@ struct mp_toolio {
 	__u64			reads, writes;	/* disk requests */
 	__u64			read_blocks, write_blocks;
 	__u64			syncs;
+	double			kick_due;	/* kicked writes' time; <0 none */
 };
+
+/*
+ * How long after a kick its writes reach the disk, in the disk's busy
+ * time: on the emulated disk (bench/emudisk, a loop device), the reads
+ * the run makes in the next 0.7 to 1.4 ms of wall time, about half of
+ * it the disk's, go first, and the writes of several kicks go out
+ * together (bench/realfsck's request log of e3metapack's run on dirs).
+ */
+#define MP_TOOLIO_KICK_LAG_MS	0.5
 
 void mp_toolio_init(struct mp_toolio *t, const struct mp_disk_params *p,
 		    blk64_t nblocks, unsigned int blocksize, __u32 unit,
@@ -151,6 +162,7 @@ void mp_toolio_init(struct mp_toolio *t, const struct mp_disk_params *p,
 void mp_toolio_read(struct mp_toolio *t, blk64_t blk, __u64 count);
 void mp_toolio_read_unit(struct mp_toolio *t, blk64_t blk);
 void mp_toolio_write(struct mp_toolio *t, blk64_t blk, __u64 count);
+void mp_toolio_kick(struct mp_toolio *t);
 void mp_toolio_sync(struct mp_toolio *t);
 
 /*

@@ -5,10 +5,12 @@
  * The replay of bench/hddmodel.py's strace command, in C, so that the
  * report can predict what the bench measures: the same page cache, the
  * same write-back at each sync (dirty blocks once each, in block order,
- * runs of neighbours as one request), and the undo manager's read of a
- * whole unit before the first write into it.  Pure logic: the caller
- * says which blocks are read and written, in the order the run issues
- * them (predtool.c), and keeps the block sets behind struct mp_set_ops.
+ * runs of neighbours as one request) and at each kick the copies give
+ * the kernel's writeback (write/writeback.c), and the undo manager's
+ * read of a whole unit before the first write into it.  Pure logic:
+ * the caller says which blocks are read and written, in the order the
+ * run issues them (predtool.c), and keeps the block sets behind struct
+ * mp_set_ops.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -28,6 +30,25 @@ void mp_toolio_init(struct mp_toolio *t, const struct mp_disk_params *p,
 	t->read_ms = t->write_ms = 0;
 	t->reads = t->writes = t->read_blocks = t->write_blocks = 0;
 	t->syncs = 0;
+	t->kick_due = -1;
+}
+
+/* Every dirty block goes out now, once, in block order. */
+static void write_out(struct mp_toolio *t)
+{
+	blk64_t b = 0, next, end = t->nblocks ? t->nblocks - 1 : 0;
+
+	t->kick_due = -1;
+	while (t->nblocks && b <= end &&
+	       t->ops->find(t->priv, MP_S_DIRTY, 1, b, end, &b)) {
+		if (!t->ops->find(t->priv, MP_S_DIRTY, 0, b, end, &next))
+			next = end + 1;
+		t->write_ms += mp_disk_read(&t->d, b, next - b);
+		t->writes++;
+		t->write_blocks += next - b;
+		t->ops->mark(t->priv, MP_S_DIRTY, b, next - b, 0);
+		b = next;
+	}
 }
 
 /*
@@ -47,6 +68,8 @@ void mp_toolio_read(struct mp_toolio *t, blk64_t blk, __u64 count)
 			break;
 		if (!t->ops->find(t->priv, MP_S_CACHED, 1, b, end, &next))
 			next = end + 1;
+		if (t->kick_due >= 0 && t->d.ms >= t->kick_due)
+			write_out(t);
 		t->read_ms += mp_disk_read(&t->d, b, next - b);
 		t->reads++;
 		t->read_blocks += next - b;
@@ -111,20 +134,22 @@ void mp_toolio_write(struct mp_toolio *t, blk64_t blk, __u64 count)
 	t->ops->mark(t->priv, MP_S_DIRTY, blk, count, 1);
 }
 
-/* A sync: every dirty block goes out once, in block order. */
+/*
+ * A kick (writeback.c's sync_file_range(SYNC_FILE_RANGE_WRITE) on the
+ * device): the dirty blocks go out, runs of neighbours as one request,
+ * but MP_TOOLIO_KICK_LAG_MS late: the run does not wait for them, and
+ * the reads it makes meanwhile (the undo manager's) reach the disk
+ * first.  A later kick before they went joins them.
+ */
+void mp_toolio_kick(struct mp_toolio *t)
+{
+	if (t->kick_due < 0)
+		t->kick_due = t->d.ms + MP_TOOLIO_KICK_LAG_MS;
+}
+
+/* A sync (a barrier): everything dirty goes out, and the run waits. */
 void mp_toolio_sync(struct mp_toolio *t)
 {
-	blk64_t b = 0, next, end = t->nblocks ? t->nblocks - 1 : 0;
-
 	t->syncs++;
-	while (t->nblocks && b <= end &&
-	       t->ops->find(t->priv, MP_S_DIRTY, 1, b, end, &b)) {
-		if (!t->ops->find(t->priv, MP_S_DIRTY, 0, b, end, &next))
-			next = end + 1;
-		t->write_ms += mp_disk_read(&t->d, b, next - b);
-		t->writes++;
-		t->write_blocks += next - b;
-		t->ops->mark(t->priv, MP_S_DIRTY, b, next - b, 0);
-		b = next;
-	}
+	write_out(t);
 }

@@ -9,7 +9,9 @@
  *             and the journal's block 0, each group's block bitmap
  *             (with its undo unit: bitmapio.c) and inode bitmap
  *             (ext2fs_read_bitmaps()), the root inode's block;
- *   scan      the inode tables in the inode scan's 8-block reads; each
+ *   scan      the inode tables, each read whole two groups ahead
+ *             (scan.c's itable_readahead()), in the inode scan's
+ *             8-block reads; each
  *             batch's indirect blocks (scan.c's batches of inodes in
  *             use, as it noted them; prefetch.c: in sweeps up the
  *             disk, a DIND with the block after it), read once
@@ -19,9 +21,11 @@
  *             every directory block in block order (dirwalk.c);
  *   writes    the write order of core/order.c, step by step as
  *             main.c's repack() takes it: the superblock, then per
- *             round the copies (move.c: batches by source, written by
- *             destination), the pointer switch (fixptr.c: in inode
- *             order, the blocks undobound.c lists) and the release, each
+ *             round the copies (move.c: batches by source, their
+ *             destinations and data read ahead, written by
+ *             destination, each write kicked out: writeback.c), the
+ *             pointer switch (fixptr.c: in inode order, the blocks
+ *             undobound.c lists) and the release, each
  *             step ended by a barrier that writes the block bitmaps of
  *             the groups the step changed, the descriptors and the
  *             superblock, and syncs; round 1's release, when round 2
@@ -281,14 +285,33 @@ static errcode_t read_dirs(struct tp *p)
 	return err;
 }
 
+/*
+ * scan.c's itable_readahead(): group @g's whole inode table, asked for
+ * two groups ahead of the scan (the first two before it starts).
+ */
+static void itable_ahead(struct tp *p, dgrp_t g)
+{
+	blk64_t b;
+
+	if (g >= p->fs->group_desc_count)
+		return;
+	b = ext2fs_inode_table_loc(p->fs, g);
+	if (b)
+		mp_toolio_read(&p->t, b, p->fs->inode_blocks_per_group);
+}
+
 static errcode_t read_scan(struct tp *p)
 {
 	dgrp_t g;
 	errcode_t err = 0;
 
 	p->cut = 1;		/* the first batch starts the scan */
-	for (g = 0; g < p->fs->group_desc_count && !err; g++)
+	itable_ahead(p, 0);
+	itable_ahead(p, 1);
+	for (g = 0; g < p->fs->group_desc_count && !err; g++) {
 		err = read_group(p, g);
+		itable_ahead(p, g + 2);
+	}
 	if (!err && p->mp->model->ncut)
 		err = read_batch(p, p->mp->model->cut[p->mp->model->ncut - 1],
 				 p->fs->super->s_inodes_count);
@@ -348,6 +371,7 @@ static void barrier(struct tp *p, int flush)
 
 struct pair {
 	blk64_t	from, to;
+	int	data;		/* the source is file data */
 };
 
 static int cmp_from(const void *a, const void *b)
@@ -363,13 +387,64 @@ static int cmp_to(const void *a, const void *b)
 }
 
 /*
- * blocks_copy(): the moves in batches by source; each batch's sources
- * read in block order, then its destinations written in block order.
+ * The runs of neighbouring destinations of c[0..n) (sorted by
+ * destination), at most @chunk blocks each: read (move.c's
+ * dest_readahead(), the old contents the undo manager will save) or
+ * written, each write followed by its kick (copy_batch()).
  */
+static void dest_runs(struct tp *p, const struct pair *c, __u32 n,
+		      __u32 chunk, int write)
+{
+	__u32 i, len;
+
+	for (i = 0; i < n; i += len) {
+		for (len = 1; i + len < n && len < chunk &&
+		     c[i + len].to == c[i].to + len; len++)
+			;
+		if (!write) {
+			mp_toolio_read(&p->t, c[i].to, len);
+			continue;
+		}
+		mp_toolio_write(&p->t, c[i].to, len);
+		mp_toolio_kick(&p->t);
+	}
+}
+
+/*
+ * move.c's copy_batch() for c[0..n) (sorted by source): with an undo
+ * file, the destinations read ahead; the sources that are file data
+ * read ahead, runs of neighbours as one request (source_readahead());
+ * every source read in block order; then the destinations written in
+ * block order, runs of neighbours of at most a writeback chunk, each
+ * kicked out to the disk before the undo manager saves the next.
+ */
+static void copy_batch(struct tp *p, struct pair *c, __u32 n)
+{
+	__u32 i, len;
+
+	mp_sort(c, n, sizeof(*c), cmp_to);
+	if (p->t.unit)
+		dest_runs(p, c, n, n, 0);
+	mp_sort(c, n, sizeof(*c), cmp_from);
+	for (i = 0; i < n; i += len) {
+		for (len = 1; i + len < n && c[i + len].data &&
+		     c[i + len].from == c[i].from + len; len++)
+			;
+		if (c[i].data)
+			mp_toolio_read(&p->t, c[i].from, len);
+	}
+	for (i = 0; i < n; i++)
+		mp_toolio_read(&p->t, c[i].from, 1);
+	mp_sort(c, n, sizeof(*c), cmp_to);
+	/* (a block is 64 KiB at most: a chunk holds 16 or more) */
+	dest_runs(p, c, n, MP_WRITEBACK_CHUNK_BYTES / p->fs->blocksize, 1);
+}
+
+/* blocks_copy(): the moves in batches by source (move.c). */
 static errcode_t write_copies(struct tp *p, const struct mp_move *mv,
 			      __u32 n)
 {
-	__u32 per = MP_COPY_BATCH_BYTES / p->fs->blocksize, i, j, k;
+	__u32 per = MP_COPY_BATCH_BYTES / p->fs->blocksize, i, k;
 	struct pair *c;
 	errcode_t err;
 
@@ -379,15 +454,12 @@ static errcode_t write_copies(struct tp *p, const struct mp_move *mv,
 	for (i = 0; i < n; i++) {
 		c[i].from = mv[i].from;
 		c[i].to = mv[i].to;
+		c[i].data = !mv[i].level;
 	}
 	mp_sort(c, n, sizeof(*c), cmp_from);
 	for (i = 0; i < n; i += k) {
 		k = n - i < per ? n - i : per;
-		for (j = i; j < i + k; j++)
-			mp_toolio_read(&p->t, c[j].from, 1);
-		mp_sort(c + i, k, sizeof(*c), cmp_to);
-		for (j = i; j < i + k; j++)
-			mp_toolio_write(&p->t, c[j].to, 1);
+		copy_batch(p, c + i, k);
 	}
 	ext2fs_free_mem(&c);
 	return 0;

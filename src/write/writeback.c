@@ -24,9 +24,7 @@
 #include <unistd.h>
 
 #include "e3metapack.h"
-
-/* Bytes of copies between two kicks. */
-#define WRITEBACK_CHUNK	(1U << 20)
+#include "core/iosizes.h"
 
 static int open_ro(const char *path)
 {
@@ -45,7 +43,7 @@ void writeback_open(struct e3mp *mp)
 /* Blocks to write between two kicks. */
 __u32 writeback_chunk(struct e3mp *mp)
 {
-	__u32 n = WRITEBACK_CHUNK / mp->fs->blocksize;
+	__u32 n = MP_WRITEBACK_CHUNK_BYTES / mp->fs->blocksize;
 
 	return n ? n : 1;
 }

@@ -7,8 +7,8 @@
  * the disk against a second model disk driven by hand with the requests
  * bench/hddmodel.py's strace replay would make: the page cache serves a
  * block read or written before, a sync writes each dirty block once in
- * block order, and the undo manager reads a whole unit before the first
- * write into it.
+ * block order, a kick does the same once its lag has passed, and the
+ * undo manager reads a whole unit before the first write into it.
  *
  * Output: one "ok N - name" or "not ok N - name: why" line per case,
  * then "1..N"; the exit status is 0 only if every case passed.
@@ -196,6 +196,54 @@ static int case_read_unit(void)
 	return 0;
 }
 
+/*
+ * A kick's writes wait MP_TOOLIO_KICK_LAG_MS of the disk's time: the
+ * reads within it go first, the reads after it find the writes gone out
+ * ahead of them (one request for the neighbours two kicks dirtied).
+ */
+static int case_kick_lag(void)
+{
+	start(NBLK, 0, 0);
+	mp_toolio_write(&t, 100, 1);
+	mp_toolio_kick(&t);
+	mp_toolio_write(&t, 101, 1);
+	mp_toolio_kick(&t);		/* joins the first */
+	mp_toolio_read(&t, 2000, 1);	/* within the lag: first */
+	EXPECT(t.writes == 0, "%llu writes within the lag", ULL(t.writes));
+	mp_disk_read(&want, 2000, 1);
+	while (want.ms < MP_TOOLIO_KICK_LAG_MS) {
+		/* reads forward in one stream, until the lag is over */
+		mp_toolio_read(&t, 2000 + want.reads, 1);
+		mp_disk_read(&want, 2000 + want.reads, 1);
+	}
+	mp_toolio_read(&t, 3000, 1);	/* after the lag: writes first */
+	mp_disk_read(&want, 100, 2);
+	mp_disk_read(&want, 3000, 1);
+	TRY(same());
+	EXPECT(t.writes == 1 && t.syncs == 0,
+	       "%llu writes, %llu syncs: want one write, no sync",
+	       ULL(t.writes), ULL(t.syncs));
+	return 0;
+}
+
+/* A sync writes what a kick left pending at once; a read then waits not. */
+static int case_kick_sync(void)
+{
+	start(NBLK, 0, 0);
+	mp_toolio_write(&t, 50, 1);
+	mp_toolio_kick(&t);
+	mp_toolio_sync(&t);
+	mp_toolio_read(&t, 10, 1);
+	mp_toolio_write(&t, 60, 1);	/* no kick: waits for a sync */
+	mp_toolio_read(&t, 3000, 1);
+	mp_disk_read(&want, 50, 1);
+	mp_disk_read(&want, 10, 1);
+	mp_disk_read(&want, 3000, 1);
+	TRY(same());
+	EXPECT(t.kick_due < 0, "a kick still pending after the sync");
+	return 0;
+}
+
 static int case_no_undo(void)
 {
 	start(NBLK, 0, 0);
@@ -224,5 +272,8 @@ int main(void)
 	run("undo: a unit read whole spares its save a read",
 	    case_read_unit);
 	run("no undo file: a write reads nothing", case_no_undo);
+	run("kick: writes go out after the lag, before the next read",
+	    case_kick_lag);
+	run("kick: a sync writes what a kick left pending", case_kick_sync);
 	return unit_done();
 }
