@@ -787,8 +787,8 @@ at each barrier and at each kick the copies give the kernel's writeback
 (their writes ~%(lag)s ms late), and no kernel read-ahead.  *Re-reads*:
 the busy time of the reads whose every page the run had read or written
 before (from the case's request log; "-": no log), which a page cache
-that kept what it was given would have served: on this host another
-bench's `drop_caches` empties the loop device's cache during a long run.
+that kept what it was given would have served; in the 256 GiB run at
+128, measured alone, all of them come after the run's first write.
 Generated on %(date)s, e3metapack %(version)s (src/ at commit
 %(commit)s).
 """
