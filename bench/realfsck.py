@@ -633,7 +633,8 @@ segments of 512 KiB).
 *Busy* is the sum of the modelled times of the requests the disk served
 (what the disk was doing), *wall* e2fsck's elapsed time (busy, plus CPU
 and the round trips of the kernel and FUSE).  *Packed*: a copy packed by
-`e3metapack` with its default options (the run timed below).  *Model
+`e3metapack` with its default options (its run is timed under "The
+run's own time").  *Model
 gain*: bench/run's model (`e2fsck -fn -E readahead_kb=0` on one CPU, its
 test_io log through `hddmodel.py fsck`), for comparison.
 
@@ -710,12 +711,6 @@ def cmd_render(a):
                 "Largest error: %.1f %%." % (os.cpu_count(), 100 * worst),
                 ""] + \
             t + [""]
-    t = tool_table(vols)
-    if t:
-        out += ["### e3metapack's own run on the emulated disk", "",
-                "Default options, on a read-write loop device over a copy "
-                "(the undo file on the host's disk); that copy is the "
-                "packed image above.", ""] + t + [""]
     out += ["### Commands", "", "```sh",
             "make bench-progs                     # bench/emudisk (libfuse3), "
             "blockorder, onecpu.so",
@@ -776,21 +771,28 @@ def tool_predicted(binary, image):
         return None
 
 
-TOOLPRED_INTRO = """The report's prediction of the run's own time (`e3metapack -n --json
-IMAGE`, `.predicted.tool_ms`, on the stock image: the scan's reads, all
-reads, the writes, in seconds) against the emulated disk's busy time of
-the real run (default options, undo file on the host's disk, caches
-cold; the reads, the writes).  The model assumes `read_ahead_kb` 128,
-an image file's default: it replays the run's requests through a page
-cache of the volume's blocks, the undo manager's reads, the write-out
-at each barrier and at each kick the copies give the kernel's writeback
-(their writes ~%(lag)s ms late), and no kernel read-ahead.  *Re-reads*:
-the busy time of the reads whose every page the run had read or written
-before (from the case's request log; "-": no log), which a page cache
-that kept what it was given would have served; in the 256 GiB run at
-128, measured alone, all of them come after the run's first write.
+TOOLPRED_INTRO = """e3metapack's own run on the emulated disk of "The real e2fsck,
+measured on an emulated disk" (caches cold, `bench/emuloop`): default
+options, on a read-write loop device over a copy of the stock image, the
+undo file on the host's disk; that copy is the packed image the e2fsck
+tables there check.
 Generated on %(date)s, e3metapack %(version)s (src/ at commit
 %(commit)s).
+"""
+
+TOOLPRED_PRED = """The report's prediction of that time (`e3metapack -n --json IMAGE`,
+`.predicted.tool_ms`, on the stock image: the scan's reads, all reads,
+the writes, in seconds) against the disk's busy time (the reads, the
+writes).  The model replays the run's requests, whatever
+`read_ahead_kb`, through a page cache of the volume's blocks: the undo
+manager's reads, the write-out at each barrier and at each kick the
+copies give the kernel's writeback (their writes ~%(lag)s ms late), and
+no kernel read-ahead.  *Re-reads*: the busy time of the reads whose
+every page the run had read or written before (from the case's request
+log; "-": no log), which a page cache that kept what it was given would
+have served (`bench/emuloop` pauses DAMON's proactive reclaim for each
+case where the host runs it: it drops pages idle for seconds, which a
+long run then reads again).
 """
 
 
@@ -810,7 +812,7 @@ def case_rereads(res, vol, name, r):
 
 
 def cmd_toolpred(a):
-    cases = {}
+    cases, runs = {}, {}
     for res in a.res:
         for vol, c in load(res).items():
             for name, r in c.items():
@@ -819,16 +821,18 @@ def cmd_toolpred(a):
                     r = dict(r, reread=case_rereads(res, vol, name, r))
                     cases.setdefault(vol, {})[
                         (int(m.group(1)), int(m.group(2)))] = r
+                    runs.setdefault(vol, {})[name] = r
     stock = dict(x.split("=", 1) for x in a.stock)
     lag = sh("awk '$2 == \"MP_TOOLIO_KICK_LAG_MS\" {print $3}' "
              "'%s/src/model/disk.h'" % a.top)
     out = [TOOLPRED_INTRO % {
-        "lag": lag or "?",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "version": sh("'%s' -V 2>&1 | head -1" % a.binary).replace(
             "e3metapack ", "") or "?",
         "commit": sh("git -C '%s' log -1 --format=%%h -- src" % a.top)
-        or "?"}, "| volume | read_ahead_kb, segments | measured busy s "
+        or "?"}] + tool_table(dict(sorted(runs.items(),
+                                  key=lambda v: vol_order(v[0])))) + [
+        "", TOOLPRED_PRED % {"lag": lag or "?"}, "| volume | read_ahead_kb, segments | measured busy s "
         "(reads, writes) | of it re-reads s | predicted s (scan, reads, "
         "writes) | difference | without the re-reads |",
         "|---|---|---:|---:|---:|---:|---:|"]
