@@ -15,11 +15,11 @@
       data or free space, which e2fsck never asks for -- only read-ahead
       reads it.
   realfsck.py toolpred RES... --binary E3MP --stock VOL=IMAGE... [--doc FILE]
-      The run's time, predicted and measured: for each VOL, `E3MP -n
-      --json IMAGE` (the report's .predicted.tool_ms) against each
-      tool-raRA-sSEGS.json case measured in the RES directories (a later
-      one's case of the same name wins); with --doc, written into FILE
-      between its "bench:toolpred" markers.
+      e3metapack's own run: the table of the tool-raRA-sSEGS.json cases
+      measured in the RES directories (a later one's case of the same
+      name wins), then for each VOL `E3MP -n --json IMAGE` (the report's
+      .predicted.tool_ms) against each of them; with --doc, written into
+      FILE between its "bench:toolpred" markers.
   realfsck.py render RES [--doc FILE] --binary E3MP --top DIR
       Tables of every case in RES; with --doc, written into FILE between
       the "bench:realfsck" markers, through bench/render (FILE must hold
