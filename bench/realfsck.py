@@ -389,20 +389,18 @@ def predict_table(vols, segs=16):
     return (out, worst) if len(out) > 2 else ([], 0)
 
 
-def tool_table(vols):
+def tool_table(cases, vols):
+    """The runs of @cases (cmd_toolpred's: per volume, by (read_ahead_kb,
+    segments)), volumes in the order of @vols."""
     out = ["| volume | read_ahead_kb, segments | wall s | busy s | "
            "MiB read | MiB written | requests | late s |",
            "|---|---|---:|---:|---:|---:|---:|---:|"]
-    for vol, c in vols.items():
-        for name in sorted(c):
-            m = re.match(r"tool-ra(\d+)-s(\d+)\.json$", name)
-            if not m:
-                continue
-            r = c[name]
-            out.append("| %s | %s, %s | %.2f | %.2f | %.0f | %.0f | %d | "
+    for vol in vols:
+        for (ra, segs), r in sorted(cases[vol].items()):
+            out.append("| %s | %d, %d | %.2f | %.2f | %.0f | %.0f | %d | "
                        "%.2f |" % (
-                           vol, m.group(1), m.group(2), r["wall_s"],
-                           r["busy_s"], r["read_bytes"] / 2.0 ** 20,
+                           vol, ra, segs, r["wall_s"], r["busy_s"],
+                           r["read_bytes"] / 2.0 ** 20,
                            r["write_bytes"] / 2.0 ** 20, r["requests"],
                            r.get("late_s") or 0))
     return out if len(out) > 2 else []
@@ -812,7 +810,7 @@ def case_rereads(res, vol, name, r):
 
 
 def cmd_toolpred(a):
-    cases, runs = {}, {}
+    cases = {}
     for res in a.res:
         for vol, c in load(res).items():
             for name, r in c.items():
@@ -821,7 +819,7 @@ def cmd_toolpred(a):
                     r = dict(r, reread=case_rereads(res, vol, name, r))
                     cases.setdefault(vol, {})[
                         (int(m.group(1)), int(m.group(2)))] = r
-                    runs.setdefault(vol, {})[name] = r
+    vols = sorted(cases, key=vol_order)
     stock = dict(x.split("=", 1) for x in a.stock)
     lag = sh("awk '$2 == \"MP_TOOLIO_KICK_LAG_MS\" {print $3}' "
              "'%s/src/model/disk.h'" % a.top)
@@ -830,13 +828,13 @@ def cmd_toolpred(a):
         "version": sh("'%s' -V 2>&1 | head -1" % a.binary).replace(
             "e3metapack ", "") or "?",
         "commit": sh("git -C '%s' log -1 --format=%%h -- src" % a.top)
-        or "?"}] + tool_table(dict(sorted(runs.items(),
-                                  key=lambda v: vol_order(v[0])))) + [
-        "", TOOLPRED_PRED % {"lag": lag or "?"}, "| volume | read_ahead_kb, segments | measured busy s "
+        or "?"}] + tool_table(cases, vols) + [
+        "", TOOLPRED_PRED % {"lag": lag or "?"},
+        "| volume | read_ahead_kb, segments | measured busy s "
         "(reads, writes) | of it re-reads s | predicted s (scan, reads, "
         "writes) | difference | without the re-reads |",
         "|---|---|---:|---:|---:|---:|---:|"]
-    for vol in sorted(cases, key=vol_order):
+    for vol in vols:
         p = tool_predicted(a.binary, stock[vol]) if vol in stock else None
         for (ra, segs), r in sorted(cases[vol].items()):
             w = r["by_kind_s"].get("write", 0.0)
