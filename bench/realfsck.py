@@ -30,7 +30,11 @@
       checking a packed volume (from the E3MP_RF_FSCKOPTS cases) between
       its "bench:advice" markers.  The layouts compared (copies packed
       with other options: bench/rflayout.py) go between FILE's
-      "bench:layouts" markers.
+      "bench:layouts" markers.  With --block NAME (not "realfsck"): the
+      cases of the --volumes named only, under a shorter introduction
+      naming --cmd, into FILE's "bench:NAME" block (a volume measured
+      apart from the matrix); the headline as above, neither the layouts
+      nor the advice.
 """
 
 import argparse
@@ -652,24 +656,28 @@ of the requests can change, what they cost cannot).
 """
 
 
-def cmd_render(a):
-    vols = load(a.res)
+def about(a):
+    """What INTRO and PART_INTRO name: when, which binary, which host."""
     ver = sh("'%s' -V 2>&1 | head -1" % a.binary).replace("e3metapack ", "")
-    p = {
+    fsck = sh("e2fsck -V 2>&1 | head -1")
+    return {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "version": ver or "?",
         # The binary's sources: the last commit that changed src/.
         "commit": sh("git -C '%s' log -1 --format=%%h -- src" % a.top)
         or "?",
-        "e2fsck": sh("e2fsck -V 2>&1 | head -1").split(" ")[1:2][0]
-        if sh("e2fsck -V 2>&1 | head -1") else "?",
+        "e2fsck": fsck.split(" ")[1:2][0] if fsck else "?",
         "kernel": platform.release(),
         "machine": "%s CPUs" % os.cpu_count(),
         "physics": "settle %g ms, full stroke %g ms, half rotation %g ms, "
                    "%g MB/s" % (hddmodel.SETTLE_MS, hddmodel.STROKE_MS,
                                 hddmodel.HALF_ROT_MS, hddmodel.RATE / 1e6),
     }
-    out = [INTRO % p]
+
+
+def tables(vols):
+    """The tables of VOLS' cases, each under its heading."""
+    out = []
     t = summary_table(vols)
     if t:
         out += ["### Summary: e2fsck -fn, the disk's busy time, stock -> "
@@ -707,46 +715,70 @@ def cmd_render(a):
                 "bitmap threads, as here) against the busy time of the "
                 "unmodified e2fsck -fn above (16 drive segments).  "
                 "Largest error: %.1f %%." % (os.cpu_count(), 100 * worst),
-                ""] + \
-            t + [""]
-    out += ["### Commands", "", "```sh",
-            "make bench-progs                     # bench/emudisk (libfuse3), "
-            "blockorder, onecpu.so",
-            "bench/realfsck                       # the default matrix; "
-            "root, /dev/fuse, loop devices",
-            "E3MP_RF_SEGS=1 E3MP_RF_MODES='fn fp' E3MP_RF_IMAGES='mixed "
-            "aged' bench/realfsck",
-            "E3MP_RF_IMAGES= E3MP_RF_SCALE=64G bench/realfsck",
-            "E3MP_RF_IMAGES='mixed aged' E3MP_RF_SCALE='64G 256G' "
-            "E3MP_RF_RA='0 128 2560' E3MP_RF_VARIANTS=packed \\",
-            "  E3MP_RF_FSCKOPTS='default nora onecpu' E3MP_RF_TOOL=0 "
-            "bench/realfsck",
-            "# per case (bench/emuloop):",
-            "bench/emuloop up DIR IMAGE --read-ahead-kb RA --segments S   "
-            "# prints the loop device",
-            "bench/emuloop cold DIR; e2fsck -fn LOOP; bench/emuloop down DIR",
-            "# E3MP_RF_FSCKOPTS: nora, onecpu",
-            "e2fsck -fn -E readahead_kb=0 LOOP; LD_PRELOAD=bench/onecpu.so "
-            "e2fsck -fn LOOP",
-            "# the prediction (predict-raRA.json; E3MP_RF_PREDICT=0 keeps "
-            "the last)",
-            "src/e3metapack -n --json --read-ahead=RA STOCK-IMAGE",
-            "# the check: read_ahead_kb 0, --segments 0, then",
-            "LD_PRELOAD=bench/onecpu.so taskset -c 0 e2fsck -fn -E "
-            "readahead_kb=0 LOOP",
-            "LD_PRELOAD=bench/onecpu.so TEST_IO_FLAGS=0x05 "
-            "TEST_IO_LOGFILE=LOG e2fsck -fn -E readahead_kb=0 IMAGE",
-            "bench/hddmodel.py fsck LOG --span $(stat -c %s IMAGE) --bs BS "
-            "--kinds KINDS",
-            "```"]
-    text = "\n".join(out) + "\n"
+                ""] + t + [""]
+    return out
+
+
+COMMANDS = """### Commands
+
+```sh
+make bench-progs                     # bench/emudisk (libfuse3), blockorder, onecpu.so
+bench/realfsck                       # the default matrix; root, /dev/fuse, loop devices
+E3MP_RF_SEGS=1 E3MP_RF_MODES='fn fp' E3MP_RF_IMAGES='mixed aged' bench/realfsck
+E3MP_RF_IMAGES= E3MP_RF_SCALE=64G bench/realfsck
+E3MP_RF_IMAGES='mixed aged' E3MP_RF_SCALE='64G 256G' E3MP_RF_RA='0 128 2560' E3MP_RF_VARIANTS=packed \\
+  E3MP_RF_FSCKOPTS='default nora onecpu' E3MP_RF_TOOL=0 bench/realfsck
+# per case (bench/emuloop):
+bench/emuloop up DIR IMAGE --read-ahead-kb RA --segments S   # prints the loop device
+bench/emuloop cold DIR; e2fsck -fn LOOP; bench/emuloop down DIR
+# E3MP_RF_FSCKOPTS: nora, onecpu
+e2fsck -fn -E readahead_kb=0 LOOP; LD_PRELOAD=bench/onecpu.so e2fsck -fn LOOP
+# the prediction (predict-raRA.json; E3MP_RF_PREDICT=0 keeps the last)
+src/e3metapack -n --json --read-ahead=RA STOCK-IMAGE
+# the check: read_ahead_kb 0, --segments 0, then
+LD_PRELOAD=bench/onecpu.so taskset -c 0 e2fsck -fn -E readahead_kb=0 LOOP
+LD_PRELOAD=bench/onecpu.so TEST_IO_FLAGS=0x05 TEST_IO_LOGFILE=LOG e2fsck -fn -E readahead_kb=0 IMAGE
+bench/hddmodel.py fsck LOG --span $(stat -c %s IMAGE) --bs BS --kinds KINDS
+```
+"""
+
+PART_INTRO = """\
+## The real e2fsck on %(vols)s, measured apart
+
+Generated by `bench/realfsck` on %(date)s from the cases of %(vols)s
+alone (`E3MP_RF_BLOCK=%(block)s`): the cases, method and columns of the
+block above, measured and rendered apart from its matrix.  e3metapack
+%(version)s (src/ at commit %(commit)s), e2fsck %(e2fsck)s, kernel
+%(kernel)s, %(machine)s.
+`bench/emuloop` paused DAMON's proactive reclaim for each case (the host
+runs it; see "The run's own time").
+
+```sh
+%(cmd)s
+```
+"""
+
+
+def cmd_render(a):
+    vols = load(a.res)
+    p = about(a)
+    if a.block != "realfsck":
+        vols = {v: c for v, c in vols.items() if v in a.volumes}
+        p.update(block=a.block, vols=", ".join(vols),
+                 cmd=a.cmd or "bench/realfsck")
+        out = [PART_INTRO % p] + tables(vols)
+    else:
+        out = [INTRO % p] + tables(vols) + [COMMANDS]
+    text = "\n".join(out).rstrip("\n") + "\n"
     sys.stdout.write(text)
     if a.doc:
-        write_doc(a.doc, text)
+        write_doc(a.doc, text, a.block)
     for d in a.headline or []:
         h = headline(vols, a.res, re.search(r"\.[1-9]$", d) is not None)
         if h:
             write_doc(d, h, "headline")
+    if a.block != "realfsck":
+        return      # the layouts and the advice: the whole matrix's
     lay = rflayout.render(vols, sh("'%s' --help 2>&1" % a.binary))
     if lay:
         sys.stdout.write(lay)
@@ -900,6 +932,9 @@ def main():
     r.add_argument("--top", required=True)
     r.add_argument("--headline", nargs="*")
     r.add_argument("--advice", nargs="*")
+    r.add_argument("--block", default="realfsck")
+    r.add_argument("--volumes", nargs="*", default=[])
+    r.add_argument("--cmd", default="")
     a = p.parse_args()
     if a.sub == "case":
         cmd_case(a)
