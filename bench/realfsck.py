@@ -14,6 +14,10 @@
       image (before the run); a block in no metadata run is "data": file
       data or free space, which e2fsck never asks for -- only read-ahead
       reads it.
+  realfsck.py origins CASE.requests.gz --kinds KINDS [--bs BS]
+      A case's "data (RA)" split by where each read-ahead stream began
+      (the kind its first request asked for: after packing, inode tables
+      and metaclusters), as a markdown table.
   realfsck.py toolpred RES... --binary E3MP --stock VOL=IMAGE... [--doc FILE]
       e3metapack's own run: the table of the tool-raRA-sSEGS.json cases
       measured in the RES directories (a later one's case of the same
@@ -143,6 +147,38 @@ def cmd_case(a):
         "by_kind_bytes": dict(nbytes),
     }, sys.stdout)
     print()
+
+
+def cmd_origins(a):
+    """The data read only by read-ahead (cmd_case's "data (RA)"), split by
+    where each read-ahead stream began: a request that starts where an
+    earlier one ended continues that one's stream, and the stream is
+    named by the kind asked for by its first request (an inode table, a
+    metacluster's indirect block...)."""
+    names, kinds = load_kinds(a.kinds)
+    with gzip.open(a.requests, "rt") as f:
+        reqs = [(t[0], int(t[1]), int(t[2]), float(t[4]))
+                for t in (line.split() for line in f)
+                if len(t) == 5 and t[0] in ("R", "W")]
+    rate_per_ms = hddmodel.RATE / 1000.0
+    root_at, ms, nbytes = {}, collections.Counter(), collections.Counter()
+    for rw, off, length, cost in reqs:
+        if rw == "W":
+            continue
+        first, end = off // a.bs, (off + length - 1) // a.bs + 1
+        asked = GROUP_OF[names[asked_for(kinds, first, end, a.bs)]]
+        root = root_at.pop(off, asked)
+        root_at[off + length] = root
+        xfer = min(cost, length / rate_per_ms)
+        n = kinds.count(first, end).get(0, 0)
+        ms[root] += xfer * n / (end - first) + \
+            (cost - xfer if asked == "data (RA)" else 0)
+        nbytes[root] += n * a.bs
+    print("| stream began on | data (RA) MiB | busy s |\n|---|---:|---:|")
+    for k in sorted(nbytes, key=lambda k: -nbytes[k]):
+        if nbytes[k]:
+            print("| %s | %.1f | %.2f |" % (k, nbytes[k] / 2.0 ** 20,
+                                          ms[k] / 1000.0))
 
 
 def cmd_median(a):
@@ -917,6 +953,10 @@ def main():
     c.add_argument("--segs", type=int, default=0)
     c.add_argument("--cmd", default="")
     c.add_argument("--out-tail", required=True)
+    o = sub.add_parser("origins")
+    o.add_argument("requests")
+    o.add_argument("--kinds", required=True)
+    o.add_argument("--bs", type=int, default=4096)
     m = sub.add_parser("median")
     m.add_argument("runs", nargs="+")
     t = sub.add_parser("toolpred")
@@ -938,6 +978,8 @@ def main():
     a = p.parse_args()
     if a.sub == "case":
         cmd_case(a)
+    elif a.sub == "origins":
+        cmd_origins(a)
     elif a.sub == "median":
         cmd_median(a)
     elif a.sub == "toolpred":

@@ -187,7 +187,8 @@ def render(vols, usage):
                 "placement of indirect and directory blocks moves "
                 "(superblocks and descriptors, bitmaps, inode tables, the "
                 "journal, and the data the kernel reads ahead past each "
-                "inode table, %d KiB a table whatever lies there); *ind + "
+                "inode table and each metacluster, up to %d KiB past the "
+                "last block asked for, whatever lies there); *ind + "
                 "dir transfer*: those blocks' bytes at %g MB/s, as if "
                 "read without a single positioning; the *floor* is their "
                 "sum." % (2560, hddmodel.RATE / 1e6), ""] + t + [""]
