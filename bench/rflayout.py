@@ -170,8 +170,8 @@ def render(vols, usage):
            "the positionings (up to a tenth of a second on the bench "
            "images).  Where a layout's range and the default's overlap, "
            "neither wins.  * not offered "
-           "by this binary (measured with the build that had it, branch "
-           "`layout`; DESIGN.md says why it went).", ""]
+           "by this binary (measured with the build of commit d3e39a3, "
+           "which had it; DESIGN.md says why it went).", ""]
     out += busy_table(lay, words) + [""]
     for ra, segs in ((2560, 16), (128, 16)):
         t = kinds_table(lay, ra, segs)
@@ -201,7 +201,7 @@ def render(vols, usage):
             "E3MP_RF_IMAGES= E3MP_RF_SCALE='64G 256G' E3MP_RF_VARIANTS="
             "'packed+dirs=roots packed+dirs=pack' E3MP_RF_TOOL=0 "
             "bench/realfsck",
-            "# the layouts marked *, with the build of branch layout that "
+            "# the layouts marked *, with the build of commit d3e39a3, which "
             "had them (REPEAT 3):",
             "#   E3MP_RF_VARIANTS='packed+dirs=itable packed+home=itable'",
             "# per layout: cp IMAGE COPY; e3metapack -z none OPTIONS COPY; "
