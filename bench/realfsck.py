@@ -27,7 +27,7 @@
   realfsck.py render RES [--doc FILE] --binary E3MP --top DIR
       Tables of every case in RES; with --doc, written into FILE between
       the "bench:realfsck" markers, through bench/render (FILE must hold
-      them).  With --headline FILE..., the one headline (the largest
+      them).  With --block layouts: the layouts compared alone (below).  With --headline FILE..., the one headline (the largest
       volume measured: e2fsck -fn's busy time stock -> packed at each
       read_ahead_kb, e3metapack's own run) into each FILE between its
       "bench:headline" markers; with --advice FILE..., what to set before
@@ -795,9 +795,21 @@ runs it; see "The run's own time").
 """
 
 
+def render_layouts(a, vols):
+    """The layouts compared (rflayout.py), alone, into bench:layouts."""
+    if a.volumes:
+        vols = {v: c for v, c in vols.items() if v in a.volumes}
+    lay = rflayout.render(vols, sh("'%s' --help 2>&1" % a.binary))
+    sys.stdout.write(lay)
+    if a.doc and lay:
+        write_doc(a.doc, lay, "layouts")
+
+
 def cmd_render(a):
     vols = load(a.res)
     p = about(a)
+    if a.block == "layouts":
+        return render_layouts(a, vols)
     if a.block != "realfsck":
         vols = {v: c for v, c in vols.items() if v in a.volumes}
         p.update(block=a.block, vols=", ".join(vols),

@@ -169,9 +169,12 @@ def render(vols, usage):
            "own reads reach the head varies from run to run, and with it "
            "the positionings (up to a tenth of a second on the bench "
            "images).  Where a layout's range and the default's overlap, "
-           "neither wins.  * not offered "
-           "by this binary (measured with the build of commit d3e39a3, "
-           "which had it; DESIGN.md says why it went).", ""]
+           "neither wins."]
+    if not all(is_offered(v, words) for v in variants(lay)):
+        out[-1] += ("  * not offered by this binary (measured with the build "
+                    "of commit d3e39a3, which had it; DESIGN.md says why it "
+                    "went).")
+    out += [""]
     out += busy_table(lay, words) + [""]
     for ra, segs in ((2560, 16), (128, 16)):
         t = kinds_table(lay, ra, segs)
@@ -193,17 +196,18 @@ def render(vols, usage):
                 "read without a single positioning; the *floor* is their "
                 "sum." % (2560, hddmodel.RATE / 1e6), ""] + t + [""]
     out += ["```sh",
-            "E3MP_RF_REPEAT=3 E3MP_RF_VARIANTS='packed packed+dirs=pack "
-            "packed+dirs=roots packed+dirs=leave packed+order=delete' \\",
-            "  E3MP_RF_TOOL=0 bench/realfsck",
-            "E3MP_RF_SEGS=1 E3MP_RF_VARIANTS='packed+dirs=pack "
-            "packed+dirs=roots' E3MP_RF_TOOL=0 bench/realfsck",
-            "E3MP_RF_IMAGES= E3MP_RF_SCALE='64G 256G' E3MP_RF_VARIANTS="
-            "'packed+dirs=roots packed+dirs=pack' E3MP_RF_TOOL=0 "
-            "bench/realfsck",
-            "# the layouts marked *, with the build of commit d3e39a3, which "
-            "had them (REPEAT 3):",
-            "#   E3MP_RF_VARIANTS='packed+dirs=itable packed+home=itable'",
+            "E3MP_RF_BLOCK=layouts E3MP_RF_TOOL=0 E3MP_RF_REPEAT=3 "
+            "E3MP_RF_VARIANTS='packed packed+mc-span=2 \\",
+            "  packed+dirs=pack packed+dirs=pack+mc-span=2 packed+mc-span=4 "
+            "packed+dirs=roots packed+dirs=leave \\",
+            "  packed+order=delete' bench/realfsck",
+            "E3MP_RF_BLOCK=layouts E3MP_RF_TOOL=0 E3MP_RF_IMAGES= "
+            "E3MP_RF_SCALE='64G 256G' \\",
+            "  E3MP_RF_VARIANTS='packed packed+mc-span=2 packed+dirs=roots "
+            "packed+dirs=pack' bench/realfsck",
+            "E3MP_RF_BLOCK=layouts E3MP_RF_TOOL=0 E3MP_RF_SEGS=1 "
+            "E3MP_RF_VARIANTS='packed packed+mc-span=2 \\",
+            "  packed+dirs=pack packed+dirs=roots' bench/realfsck",
             "# per layout: cp IMAGE COPY; e3metapack -z none OPTIONS COPY; "
             "then e2fsck -fn on it as above",
             "```"]
