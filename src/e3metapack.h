@@ -95,6 +95,7 @@ struct e3mp_options {
 	enum e3mp_homing homing;	/* --home=inode|data|inline */
 	enum e3mp_order	order;		/* --order=fsck|delete */
 	unsigned int	mc_max_pct;	/* --mc-max: cap, % of a group */
+	unsigned int	mc_span;	/* --mc-span: groups per metacluster */
 	enum e3mp_dirs	dirs;		/* --dirs: leave, or where to */
 	const char	*spec;		/* DEVICE as given */
 	int		help;		/* -h */
@@ -320,8 +321,9 @@ errcode_t predict_tool(struct e3mp *mp);
 /* planfeed.c: feed the pure planner from the volume */
 void planfeed_geometry(struct e3mp *mp);
 errcode_t planfeed_plan(struct e3mp *mp);
-errcode_t planfeed_plan_dirs(struct e3mp *mp, enum e3mp_dirs dirs,
-			     struct ind_rec *rec, struct mp_plan *p);
+errcode_t planfeed_plan_as(struct e3mp *mp, enum e3mp_dirs dirs,
+			   unsigned int span, struct ind_rec *rec,
+			   struct mp_plan *p);
 
 /* move.c */
 errcode_t blocks_copy(struct e3mp *mp, struct mp_move *mv, __u32 n);

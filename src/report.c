@@ -142,6 +142,24 @@ static void json_dirs_ms(const struct e3mp *mp, FILE *f)
 	fputs(*sep == '{' ? "null" : "}", f);
 }
 
+/* "span_ms": e2fsck after the run by --mc-span value; null: none. */
+static void json_span_ms(const struct e3mp *mp, FILE *f)
+{
+	const char *sep = "{";
+	unsigned int s;
+	double ms;
+
+	fputs(",\"span_ms\":", f);
+	for (s = 1; s <= MP_MC_SPAN_MAX; s++) {
+		ms = mp_model_fsck_span(mp->model, s);
+		if (!ms)
+			continue;
+		fprintf(f, "%s\"%u\":%.1f", sep, s, ms);
+		sep = ",";
+	}
+	fputs(*sep == '{' ? "null" : "}", f);
+}
+
 /* "predicted": e2fsck -fn's time on the model disk, before and after. */
 static void json_predicted(const struct e3mp *mp, FILE *f)
 {
@@ -160,6 +178,7 @@ static void json_predicted(const struct e3mp *mp, FILE *f)
 		mp_model_fsck_log(mp->model, 0)->total_ms,
 		mp_model_fsck_log(mp->model, 1)->total_ms);
 	json_dirs_ms(mp, f);
+	json_span_ms(mp, f);
 	json_tool(mp, f);
 	fputc('}', f);
 }
@@ -278,11 +297,11 @@ static void report_json(struct e3mp *mp, FILE *f, const char *status,
 	json_head(mp, f);
 	fprintf(f, ",\"block_size\":%u,\"groups\":%u,\"homing\":\"%s\","
 		"\"rule\":\"%s\",\"order\":\"%s\",\"mc_max_pct\":%u,"
-		"\"dry_run\":%s,",
+		"\"mc_span\":%u,\"dry_run\":%s,",
 		mp->fs ? mp->fs->blocksize : 0, mp->geom.group_count,
 		homing_name(mp->opt.homing), homing_name(mp->opt.homing),
 		order_name(mp->opt.order), mp->opt.mc_max_pct,
-		mp->opt.dry_run ? "true" : "false");
+		mp->opt.mc_span, mp->opt.dry_run ? "true" : "false");
 	json_scan(mp, f);
 	json_figures(f, "before", &p->before, mp_model_fsck_log(mp->model, 0));
 	fputc(',', f);
@@ -391,6 +410,25 @@ static void text_dirs(const struct e3mp *mp, FILE *f)
 		fputc('\n', f);
 }
 
+/* e2fsck after the run under each --mc-span value, when predicted. */
+static void text_spans(const struct e3mp *mp, FILE *f)
+{
+	const char *sep = "  after, by --mc-span:";
+	unsigned int s;
+	double ms;
+
+	for (s = 1; s <= MP_MC_SPAN_MAX; s++) {
+		ms = mp_model_fsck_span(mp->model, s);
+		if (!ms)
+			continue;
+		fprintf(f, "%s %u %.2f s%s", sep, s, ms / 1000,
+			s == mp->opt.mc_span ? " (this run)" : "");
+		sep = ",";
+	}
+	if (*sep == ',')
+		fputc('\n', f);
+}
+
 /* The prediction: the totals, then where the time goes, wrapped. */
 static void text_predicted(const struct e3mp *mp, FILE *f)
 {
@@ -422,6 +460,7 @@ static void text_predicted(const struct e3mp *mp, FILE *f)
 	fputc('\n', f);
 	text_setting(mp, f);
 	text_dirs(mp, f);
+	text_spans(mp, f);
 	text_tool(mp, f);
 }
 
@@ -429,9 +468,12 @@ static void text_predicted(const struct e3mp *mp, FILE *f)
 static void text_volume(const struct e3mp *mp, FILE *f)
 {
 	fprintf(f, "%s: %u-byte blocks, %u groups, %s homing, "
-		"metacluster at most %u%% of a group\n", volume_label(mp),
+		"metacluster at most %u%% of a group", volume_label(mp),
 		mp->fs->blocksize, mp->geom.group_count,
 		homing_name(mp->opt.homing), mp->opt.mc_max_pct);
+	if (mp->opt.mc_span > 1)
+		fprintf(f, ", shared by %u groups", mp->opt.mc_span);
+	fputc('\n', f);
 	fprintf(f, "Layout rule: %s", homing_name(mp->opt.homing));
 	if (mp->opt.homing == E3MP_HOME_INLINE)
 		fprintf(f, " (%llu first IND blocks stay where they are)",

@@ -21,7 +21,8 @@
 # too.
 #
 # COMBOS: every --home rule with every --dirs mode (12), both orders with
-# each rule (--order=delete, 3 more), the --mc-max bounds (1, 50), a
+# each rule (--order=delete, 3 more), the --mc-max bounds (1, 50), two
+# spans (--mc-span=2, and 3 with --home=data), a
 # non-reference --disk and a dry run; --partition, -p, -v, -d change no
 # plan and are left out.  A combination's options are joined by '+'
 # (--disk's value holds commas); E3MP_IDENTITY_COMBOS replaces the list.
@@ -51,7 +52,8 @@ for home in inode data inline; do
 	done
 	COMBOS="$COMBOS --home=$home+--order=delete"
 done
-COMBOS="$COMBOS --mc-max=1 --mc-max=50 --disk=2,20,6,100 -n
+COMBOS="$COMBOS --mc-max=1 --mc-max=50 --mc-span=2 --mc-span=3+--home=data
+	--disk=2,20,6,100 -n
 	--home=data+--dirs=pack+-zUNDO"
 if [ -n "${E3MP_IDENTITY_QUICK:-}" ]; then
 	COMBOS='--home=inode+--dirs=volume --home=data+--dirs=pack

@@ -83,6 +83,7 @@ name=ext3-4k-mixed       BS=4096 FSTYPE=ext3           PROFILE=mixed SIZE=128M G
 name=ext2-1k-tind-data   BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M  ARGS=--home=data   KILLS=3 SLOW=eio SLOW_WRITES=24 SLOW_READS=12
 name=ext2-1k-tind-inline BS=1024 FSTYPE=ext2           PROFILE=tind  SIZE=32M  ARGS=--home=inline KILLS=4 SLOW=eio SLOW_WRITES=24 SLOW_READS=12
 name=ext3-1k-tind-delete BS=1024 FSTYPE=ext3           PROFILE=tind  SIZE=32M  ARGS=--order=delete KILLS=3 SLOW=eio SLOW_WRITES=24 SLOW_READS=12
+name=ext3-1k-mixed-span  BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  INODES=1024 ARGS=--mc-span=3 KILLS=3 SLOW=eio SLOW_WRITES=24 SLOW_READS=12
 name=ext3-1k-dirs        BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack   KILLS=4 WRITES=3 READS=2
 name=ext3-1k-dirs-volume BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=volume KILLS=4 WRITES=3 READS=2 SLOW_KILLS=48 SLOW_WRITES=48 SLOW_READS=12
 name=ext3-1k-dirs-roots  BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=roots  KILLS=4 WRITES=3 READS=2 SLOW=1 SLOW_KILLS=24 SLOW_WRITES=24 SLOW_READS=12

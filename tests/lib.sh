@@ -557,6 +557,36 @@ count_indirect() {
 		}'
 }
 
+# span_homed IMG MANIFEST SPAN: independently of the tool (stat_inodes),
+# "HOMED TOTAL": of the TOTAL indirect blocks, how many lie in the group
+# --mc-span=SPAN homes them in under inode homing, the first group of
+# their inode's span (the inode's group, less its remainder by SPAN).
+span_homed() {
+	local bpg ipg first
+	bpg=$(sb_field "$1" 'Blocks per group')
+	ipg=$(sb_field "$1" 'Inodes per group')
+	first=$(sb_field "$1" 'First block')
+	stat_inodes "$1" "$2" | awk -v bpg="$bpg" -v ipg="$ipg" \
+		-v first="$first" -v span="$3" '
+		/^Inode: [0-9]+ / {
+			g = int(($2 - 1) / ipg)
+			home = g - g % span
+		}
+		{
+			n = split($0, part, ", ")
+			for (k = 1; k <= n; k++) {
+				if (part[k] !~ /^\((IND|DIND|TIND)\):/)
+					continue
+				b = part[k]
+				sub(/^\([A-Z]+\):/, "", b)
+				total++
+				if (int((b - first) / bpg) == home)
+					homed++
+			}
+		}
+		END { printf "%d %d\n", homed, total }'
+}
+
 # child_steps IMG MANIFEST: independently of the tool (stat_inodes),
 # how the IND blocks under each DIND follow each other on disk, in
 # logical order: "UP DOWN", the number of steps to a higher block and to

@@ -18,7 +18,7 @@ run_tool -h
 expect_exit 0
 cat "$RUN_OUT" "$RUN_ERR" >"$T/help"
 grep -qi 'usage' "$T/help" || fail "-h prints no usage text"
-for opt in --home --order --mc-max --json --disk; do
+for opt in --home --order --mc-max --mc-span --json --disk; do
 	grep -q -e "$opt" "$T/help" || fail "-h does not mention $opt"
 done
 
@@ -47,6 +47,11 @@ USAGE_ERRORS="
 	--mc-max=-5 $NOPE
 	--mc-max=50x $NOPE
 	--mc-max= $NOPE
+	--mc-span=0 $NOPE
+	--mc-span=17 $NOPE
+	--mc-span=two $NOPE
+	--mc-span=-2 $NOPE
+	--mc-span= $NOPE
 	--disk= $NOPE
 	--disk=1,15,4.17 $NOPE
 	--disk=1,15,4.17,150,9 $NOPE
@@ -92,6 +97,8 @@ VALID="
 	--mc-max=1 $NOPE
 	--mc-max=50 $NOPE
 	--mc-max=50 --home=data -n $NOPE
+	--mc-span=1 $NOPE
+	--mc-span=16 --home=data -n $NOPE
 	-d 0 -n $NOPE
 	--disk=1,15,4.17,150 $NOPE
 	--disk=0.5,8,2,250 -n $NOPE

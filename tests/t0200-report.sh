@@ -74,7 +74,8 @@ first_inds() {
 }
 
 # The documented fields of the JSON report, as a jq projection.
-DOCUMENTED='{device, block_size, groups, homing, rule, order, dry_run,
+DOCUMENTED='{device, block_size, groups, homing, rule, order, mc_max_pct,
+	mc_span, dry_run,
 	inodes: (.inodes | {scanned, block_mapped, with_indirect,
 		skipped_extent, skipped_inline, skipped_fast_symlink,
 		skipped_special}),
@@ -93,7 +94,7 @@ DOCUMENTED='{device, block_size, groups, homing, rule, order, dry_run,
 			drive_cache_kb, drive_segments}),
 		e2fsck: (.e2fsck | {readahead_kb, bitmap_threads}),
 		own_reads_ms: (.own_reads_ms | {before, after}),
-		dirs_ms,
+		dirs_ms, span_ms,
 		before_ms: (.before_ms | {inode_tables, bitmaps, indirect,
 			directories, journal, other, total, reads, seeks}),
 		after_ms: (.after_ms | {inode_tables, bitmaps, indirect,
@@ -101,6 +102,23 @@ DOCUMENTED='{device, block_size, groups, homing, rule, order, dry_run,
 		tool_ms: (.tool_ms | if . == null then null else {scan, read,
 			write, total, reads, writes, seeks, undo_unit} end)}),
 	status, exit_code}'
+
+# check_spans IMG: --mc-span=2 and 4 each predict, as their own after_ms,
+# what the default run's span_ms says of them (2) and the same span 1.
+check_spans() {
+	local s
+	for s in 2 4; do
+		run_tool -n --json --mc-span=$s "$1"
+		jq -e --slurpfile ref "$RUN_DIR/report.json" --arg s "$s" \
+			'.mc_span == ($s | tonumber) and
+			 .predicted.after_ms.total == .predicted.span_ms[$s] and
+			 .predicted.span_ms["1"] == $ref[0].predicted.span_ms["1"] and
+			 ($s != "2" or .predicted.after_ms.total ==
+			  $ref[0].predicted.span_ms["2"])' "$RUN_OUT" \
+			>/dev/null || fail "--mc-span=$s: predicted.span_ms" \
+			"is not each span's own after_ms"
+	done
+}
 
 # check_predicted JSON: the prediction's parts are times that add up to
 # the total, on the reference disk, through the kernel it states (an
@@ -347,6 +365,20 @@ report_case() {
 	run_tool -n --json --dirs=leave "$img"
 	jq -e '.predicted.dirs_ms == null' "$RUN_OUT" >/dev/null ||
 		fail "--dirs=leave: predicted.dirs_ms not null"
+
+	# --mc-span 1 and 2, and this run's: each that run's own figure
+	# (none without an indirect block)
+	if [ "$(jq '.indirect.total' "$RUN_DIR/report.json")" = 0 ]; then
+		jq -e '.predicted.span_ms == null' "$RUN_DIR/report.json" \
+			>/dev/null || fail "predicted.span_ms without an" \
+			"indirect block"
+	else
+		jq -e '.mc_span == 1 and
+		       (.predicted.span_ms | keys) == ["1", "2"]' \
+			"$RUN_DIR/report.json" >/dev/null ||
+			fail "predicted.span_ms does not hold spans 1 and 2"
+		check_spans "$img"
+	fi
 
 	# another read_ahead_kb: stated as the option's
 	run_tool -n --json --read-ahead=2560 "$img"

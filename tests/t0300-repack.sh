@@ -7,7 +7,9 @@
 # nothing, and e2undo with the undo file gives back the original image
 # byte for byte.  Every layout rule (--home=inode, data, inline) and
 # both orders (--order=fsck, delete) have cases; after --order=delete the
-# IND blocks under each DIND lie last first on disk (debugfs stat).
+# IND blocks under each DIND lie last first on disk (debugfs stat); after
+# --mc-span=N under inode homing they lie in the first group of their
+# inode's span of N groups (debugfs stat).
 # Under every --dirs mode but leave (directory-heavy images,
 # htree-indexed, with and without metadata_csum; the default, volume, on
 # every image without --dirs) every block-mapped directory's data blocks
@@ -26,8 +28,10 @@
 #               1, nothing written); --home=inode after the inline rule
 #               must put every indirect block into a metacluster (the
 #               first INDs too), --order=fsck after --order=delete must
-#               put the IND blocks under each DIND first to last; and its
-#               own undo file must give back the packed image
+#               put the IND blocks under each DIND first to last,
+#               --mc-span=1 after another span must leave every one in
+#               a metacluster; and its own undo file must give back the
+#               packed image
 #   SECOND_RC   exit code of the run after the repack (1)
 #   SLOW=1      only with E3MP_SLOW=1
 
@@ -58,6 +62,10 @@ name=ext3-1k-homedata   BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  AR
 name=e4nf-2k-homedata   BS=2048 FSTYPE=ext4noext-flex PROFILE=aged  SIZE=128M ARGS=--home=data
 name=ext3-1k-inline     BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  ARGS=--home=inline SWITCH=--home=inode
 name=ext2-1k-tind-inline BS=1024 FSTYPE=ext2          PROFILE=tind  SIZE=32M  ARGS=--home=inline
+name=ext3-2k-aged-span  BS=2048 FSTYPE=ext3           PROFILE=aged  SIZE=128M INODES=512 ARGS=--mc-span=2 SWITCH=--mc-span=1
+name=ext3-1k-mixed-span BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  INODES=1024 ARGS=--mc-span=3
+name=ext3-1k-span-data  BS=1024 FSTYPE=ext3           PROFILE=mixed SIZE=64M  INODES=1024 ARGS="--mc-span=2 --home=data" SLOW=1
+name=ext3-1k-dirs-span  BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  INODES=4096 ARGS="--mc-span=2 --dirs=pack" SLOW=1
 name=ext3-1k-tind-delete BS=1024 FSTYPE=ext3           PROFILE=tind  SIZE=32M  ARGS=--order=delete SWITCH=--order=fsck
 name=e4nf-2k-aged-delete BS=2048 FSTYPE=ext4noext-flex PROFILE=aged  SIZE=128M ARGS="--order=delete --home=data"
 name=ext3-1k-dirs       BS=1024 FSTYPE=ext3           PROFILE=dirs  SIZE=64M  ARGS=--dirs=pack
@@ -149,6 +157,24 @@ dirs_packed() {
 			fail "directories not contiguous (ino, break):" $bad
 	fi
 	info "directory blocks in their region: $blocks of $blocks"
+}
+
+# span_placed PCT: under --mc-span=N in ARGS (inode homing), at least
+# PCT% of the indirect blocks lie in the first group of their inode's
+# span.
+span_placed() {
+	local span homed total
+	# shellcheck disable=SC2086
+	span=$(printf '%s\n' $ARGS | sed -n 's/^--mc-span=//p')
+	case "$span: $ARGS " in
+	:*|*" --home=data "*) return 0 ;;
+	esac
+	read -r homed total <<EOF
+$(span_homed "$RUN_DIR/img" "$RUN_DIR/orig.manifest" "$span")
+EOF
+	[ "$total" -gt 0 ] || fail "debugfs lists no indirect block"
+	expect_clustered "homed by --mc-span=$span" "$homed" "$total" "$1"
+	info "in the first group of their span of $span: $homed of $total"
 }
 
 # kept_by_rule: the rule in ARGS keeps some file blocks in the regions
@@ -256,6 +282,7 @@ repack_case() {
 	case " $ARGS " in
 	*" --order=delete "*) steps_are "$img" down ;;
 	esac
+	[ "$pct" = 0 ] || span_placed "$pct"
 	info "in metacluster after the repack:" \
 	     "$(json_int before.in_metacluster) of $total;" \
 	     "groups $(json_int before.groups);" \

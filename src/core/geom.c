@@ -101,14 +101,26 @@ int mp_rec_kept(enum e3mp_homing h, const struct ind_rec *r)
  * on the next run.  Under --dirs=volume its blocks, but a block 0 that
  * e2fsck reads early (REC_EARLY), are homed in the middle group, the
  * region of the whole volume.
+ *
+ * With --mc-span=N the tail of every N-th group holds the metaclusters
+ * of the N groups from it on, one after the other in group order: the
+ * kernel's read-ahead past the one e2fsck reads at the end of a group
+ * brings in the next ones.  A head-zone block stays in its own group,
+ * beside the inode table e2fsck reads it with.
  */
 __u32 mp_home(const struct mp_geom *g, enum e3mp_homing h,
 	      const struct ind_rec *r)
 {
+	__u32 grp;
+
 	if (g->dirs == E3MP_DIRS_VOLUME && (r->flags & REC_DIR) &&
 	    !mp_rec_in_head(g, r))
 		return g->group_count / 2;
 	if (h == E3MP_HOME_DATA && !(r->flags & (REC_DIR | REC_OF_DIR)))
-		return r->data_group;
-	return (r->ino - 1) / g->inodes_per_group;
+		grp = r->data_group;
+	else
+		grp = (r->ino - 1) / g->inodes_per_group;
+	if (g->mc_span > 1 && !mp_rec_in_head(g, r))
+		grp -= grp % g->mc_span;
+	return grp;
 }

@@ -19,6 +19,7 @@ struct mp_geom {
 	__u32		group_count;
 	blk64_t		free_blocks;	/* free in the block bitmap */
 	unsigned int	mc_max_pct;	/* tail zone: this % of a group */
+	unsigned int	mc_span;	/* groups whose MCs share a tail */
 	__u32		addr_per_block;	/* block numbers in a block */
 	enum e3mp_order	order;		/* of the blocks of a run */
 	enum e3mp_dirs	dirs;		/* where REC_DIR records go */

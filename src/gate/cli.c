@@ -20,8 +20,8 @@
 
 #define MC_MAX_DEFAULT	12
 
-enum { OPT_JSON = 256, OPT_HOME, OPT_MC_MAX, OPT_PARTITION, OPT_DIRS,
-       OPT_DISK, OPT_ORDER, OPT_READ_AHEAD };
+enum { OPT_JSON = 256, OPT_HOME, OPT_MC_MAX, OPT_MC_SPAN, OPT_PARTITION,
+       OPT_DIRS, OPT_DISK, OPT_ORDER, OPT_READ_AHEAD };
 
 static const struct option long_opts[] = {
 	{ "dry-run",	no_argument,		NULL, 'n' },
@@ -34,6 +34,7 @@ static const struct option long_opts[] = {
 	{ "home",	required_argument,	NULL, OPT_HOME },
 	{ "order",	required_argument,	NULL, OPT_ORDER },
 	{ "mc-max",	required_argument,	NULL, OPT_MC_MAX },
+	{ "mc-span",	required_argument,	NULL, OPT_MC_SPAN },
 	{ "dirs",	required_argument,	NULL, OPT_DIRS },
 	{ "partition",	required_argument,	NULL, OPT_PARTITION },
 	{ "disk",	required_argument,	NULL, OPT_DISK },
@@ -54,7 +55,7 @@ static void usage_synopsis(FILE *f)
 	fprintf(f,
 "Usage: e3metapack [-fnpv] [-z undo_file] [-d debug_flags] [--json]\n"
 "                  [--home=%s] [--order=%s]\n"
-"                  [--mc-max=percent]\n"
+"                  [--mc-max=percent] [--mc-span=groups]\n"
 "                  [--dirs=%s]\n"
 "                  [--partition=N] [--disk=S,F,H,R] [--read-ahead=KB]\n"
 "                  [-V] [-h] device\n",
@@ -83,6 +84,8 @@ void usage(FILE *f)
 "                      blocks in the order e2fsck reads them, or in the\n"
 "                      order the kernel frees them on delete\n"
 "      --mc-max=PCT    metacluster at most PCT%% (1-50) of a group (default %d)\n"
+"      --mc-span=N     the tail of every Nth group (1-%d) holds the\n"
+"                      metaclusters of the N groups from it on (default 1)\n"
 "      --dirs=MODE     where to move the blocks of block-mapped\n"
 "                      directories: volume (default: one region in the\n"
 "                      middle of the volume, an htree's root after its\n"
@@ -96,7 +99,8 @@ void usage(FILE *f)
 "      --read-ahead=KB the read_ahead_kb e2fsck's device will have\n"
 "                      (default: the device's own; 128 for an image)\n"
 "  -V, --version       print the version and exit\n"
-"  -h, --help          print this help and exit\n", MC_MAX_DEFAULT);
+"  -h, --help          print this help and exit\n", MC_MAX_DEFAULT,
+		MP_MC_SPAN_MAX);
 }
 
 void print_version(void)
@@ -191,6 +195,11 @@ static errcode_t parse_one(int c, struct e3mp_options *opt)
 			return opt->bad = "--mc-max", EINVAL;
 		opt->mc_max_pct = v;
 		break;
+	case OPT_MC_SPAN:
+		if (parse_number(optarg, MP_MC_SPAN_MAX, &v) || v == 0)
+			return opt->bad = "--mc-span", EINVAL;
+		opt->mc_span = v;
+		break;
 	default:
 		return opt->bad = "unknown option", EINVAL;
 	}
@@ -204,6 +213,7 @@ errcode_t parse_args(int argc, char **argv, struct e3mp_options *opt)
 
 	memset(opt, 0, sizeof(*opt));
 	opt->mc_max_pct = MC_MAX_DEFAULT;
+	opt->mc_span = 1;
 	/* (the fastest e2fsck by the measurements of docs/PERFORMANCE.md) */
 	opt->dirs = E3MP_DIRS_VOLUME;
 	mp_disk_default(&opt->disk);

@@ -180,6 +180,7 @@ struct mp_model {
 	struct mp_prediction	log[2];		/* its own reads alone */
 	struct mp_fsck_setting	setting;	/* what pred[] assumed */
 	double			dirs_ms[MP_DIRS_MODES];	/* by --dirs */
+	double			span_ms[MP_MC_SPAN_MAX + 1]; /* by --mc-span */
 	struct mp_tool_prediction tool;		/* the run itself */
 };
 

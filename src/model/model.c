@@ -77,6 +77,11 @@ double mp_model_fsck_dirs(const struct mp_model *m, unsigned int dirs)
 	return dirs < MP_DIRS_MODES ? (m ? m : &none)->dirs_ms[dirs] : 0;
 }
 
+double mp_model_fsck_span(const struct mp_model *m, unsigned int span)
+{
+	return span <= MP_MC_SPAN_MAX ? (m ? m : &none)->span_ms[span] : 0;
+}
+
 const struct mp_tool_prediction *mp_model_tool(const struct mp_model *m)
 {
 	return &(m ? m : &none)->tool;

@@ -111,5 +111,11 @@ const struct mp_fsck_setting *mp_model_fsck_setting(const struct mp_model *m);
  */
 #define MP_DIRS_MODES	4
 double mp_model_fsck_dirs(const struct mp_model *m, unsigned int dirs);
+/*
+ * e2fsck after the run with --mc-span=@span, ms; 0: not predicted (the
+ * report compares this run's span with 1 and 2).
+ */
+#define MP_MC_SPAN_MAX	16	/* --mc-span's bound */
+double mp_model_fsck_span(const struct mp_model *m, unsigned int span);
 
 #endif /* E3MP_MODEL_H */

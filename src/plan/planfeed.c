@@ -46,6 +46,7 @@ void planfeed_geometry(struct e3mp *mp)
 	mp->geom.inodes_per_group = sb->s_inodes_per_group;
 	mp->geom.group_count = mp->fs->group_desc_count;
 	mp->geom.mc_max_pct = mp->opt.mc_max_pct;
+	mp->geom.mc_span = mp->opt.mc_span;
 	mp->geom.addr_per_block = mp->fs->blocksize / sizeof(__u32);
 	mp->geom.order = mp->opt.order;
 	mp->geom.dirs = mp->opt.dirs;
@@ -106,10 +107,12 @@ static blk64_t count_free(ext2_filsys fs)
 
 /*
  * The plan for @rec (the volume's records, or a copy) with directory
- * layout @dirs into @p: the block bitmap copied, never changed.
+ * layout @dirs and metacluster span @span into @p: the block bitmap
+ * copied, never changed.
  */
-errcode_t planfeed_plan_dirs(struct e3mp *mp, enum e3mp_dirs dirs,
-			     struct ind_rec *rec, struct mp_plan *p)
+errcode_t planfeed_plan_as(struct e3mp *mp, enum e3mp_dirs dirs,
+			   unsigned int span, struct ind_rec *rec,
+			   struct mp_plan *p)
 {
 	struct space sp = { .fs = mp->fs };
 	struct mp_geom g = mp->geom;
@@ -117,6 +120,7 @@ errcode_t planfeed_plan_dirs(struct e3mp *mp, enum e3mp_dirs dirs,
 
 	g.free_blocks = count_free(mp->fs);
 	g.dirs = dirs;
+	g.mc_span = span;
 	err = ext2fs_copy_bitmap(mp->fs->block_map, &sp.work);
 	if (err)
 		return err;
@@ -129,5 +133,6 @@ errcode_t planfeed_plan_dirs(struct e3mp *mp, enum e3mp_dirs dirs,
 errcode_t planfeed_plan(struct e3mp *mp)
 {
 	mp->geom.free_blocks = count_free(mp->fs);
-	return planfeed_plan_dirs(mp, mp->opt.dirs, mp->rec, &mp->plan);
+	return planfeed_plan_as(mp, mp->opt.dirs, mp->opt.mc_span, mp->rec,
+				&mp->plan);
 }

@@ -194,10 +194,13 @@ static errcode_t predict_one(struct e3mp *mp, const struct mp_fsck_vol *v,
 /* (the model keeps a figure per --dirs value) */
 typedef char dirs_fit_model[E3MP_DIRS_VOLUME < MP_DIRS_MODES ? 1 : -1];
 
-/* e2fsck -fn after a run with --dirs=@dirs: planned on a copy. */
-static errcode_t predict_other_dirs(struct e3mp *mp,
-				    const struct mp_fsck_vol *v,
-				    enum e3mp_dirs dirs, double *ms)
+/*
+ * e2fsck -fn after a run with --dirs=@dirs --mc-span=@span: planned on a
+ * copy.
+ */
+static errcode_t predict_other(struct e3mp *mp, const struct mp_fsck_vol *v,
+			       enum e3mp_dirs dirs, unsigned int span,
+			       double *ms)
 {
 	struct mp_prediction out;
 	struct ind_rec *rec;
@@ -208,7 +211,7 @@ static errcode_t predict_other_dirs(struct e3mp *mp,
 	if (err)
 		return err;
 	memcpy(rec, mp->rec, mp->nrec * sizeof(*rec));
-	err = planfeed_plan_dirs(mp, dirs, rec, &p);
+	err = planfeed_plan_as(mp, dirs, span, rec, &p);
 	if (!err) {
 		err = predict_real(mp, v, rec, 1, &out);
 		mp_plan_free(&p);
@@ -238,8 +241,31 @@ static errcode_t predict_dirs(struct e3mp *mp, const struct mp_fsck_vol *v)
 		if (modes[i] == mp->opt.dirs)
 			ms[modes[i]] = mp->model->pred[1].total_ms;
 		else
-			err = predict_other_dirs(mp, v, modes[i],
-						 &ms[modes[i]]);
+			err = predict_other(mp, v, modes[i], mp->opt.mc_span,
+					    &ms[modes[i]]);
+	return err;
+}
+
+/*
+ * What e2fsck would take after the run with this run's --mc-span, and
+ * with 1 and 2 (the report compares them); none without an indirect
+ * block to place.
+ */
+static errcode_t predict_spans(struct e3mp *mp, const struct mp_fsck_vol *v)
+{
+	const unsigned int spans[] = { 1, 2, mp->opt.mc_span };
+	double *ms = mp->model->span_ms;
+	errcode_t err = 0;
+	unsigned int i;
+
+	if (!mp->nrec)
+		return 0;
+	for (i = 0; i < sizeof(spans) / sizeof(spans[0]) && !err; i++)
+		if (spans[i] == mp->opt.mc_span)
+			ms[spans[i]] = mp->model->pred[1].total_ms;
+		else
+			err = predict_other(mp, v, mp->opt.dirs, spans[i],
+					    &ms[spans[i]]);
 	return err;
 }
 
@@ -270,5 +296,7 @@ errcode_t predict_fsck(struct e3mp *mp)
 		err = predict_one(mp, &v, 1);
 	if (!err)
 		err = predict_dirs(mp, &v);
+	if (!err)
+		err = predict_spans(mp, &v);
 	return err;
 }

@@ -39,6 +39,7 @@ KS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 KS_VARIANTS=${E3MP_KERNEL_VARIANTS:-'
 name=1k BS=1024 SIZE=64M
 name=4k BS=4096 SIZE=128M GPB=8192
+name=4k-span BS=4096 SIZE=128M GPB=8192 INODES=2048 ARGS=--mc-span=2
 name=dirs BS=1024 SIZE=64M PROFILE=dirs ARGS=--dirs=pack
 name=dirs-volume BS=1024 SIZE=64M PROFILE=dirs
 name=dirs-roots BS=1024 SIZE=64M PROFILE=dirs ARGS=--dirs=roots

@@ -541,6 +541,9 @@ static __u32 home_of(const struct vol *v, enum e3mp_homing h, __u32 i)
 	__u32 grp = by_data ? v->rec[i].data_group :
 		    ino_group(v, v->rec[i].ino);
 
+	/* --mc-span: the first group of the span, but for head blocks */
+	if (v->g.mc_span > 1 && !head_rec(v, i))
+		grp = grp / v->g.mc_span * v->g.mc_span;
 	if (v->g.dirs == E3MP_DIRS_VOLUME && (v->rec[i].flags & REC_DIR) &&
 	    !head_rec(v, i))
 		grp = v->g.group_count / 2;
@@ -2022,6 +2025,36 @@ static int case_home(void)
 }
 
 /*
+ * --mc-span: a record homed in group h goes to group h - h % span, but a
+ * head-zone block, which stays by its own inode table, and the volume's
+ * directory region, which is where it is.
+ */
+static int case_home_span(void)
+{
+	struct mp_geom g = geom(0, 64, 256, 16, 25);
+	struct ind_rec r = { .ino = 17, .data_group = 3 };
+
+	g.mc_span = 2;
+	EXPECT(mp_home(&g, E3MP_HOME_INODE, &r) == 0, "group 1 -> 0");
+	r.ino = 64;
+	EXPECT(mp_home(&g, E3MP_HOME_INODE, &r) == 2, "group 3 -> 2");
+	EXPECT(mp_home(&g, E3MP_HOME_DATA, &r) == 2, "data group 3 -> 2");
+	g.mc_span = 3;
+	EXPECT(mp_home(&g, E3MP_HOME_INODE, &r) == 3, "span 3: group 3");
+	r.ino = 40;
+	EXPECT(mp_home(&g, E3MP_HOME_INODE, &r) == 0, "span 3: group 2");
+	g.dirs = E3MP_DIRS_VOLUME;
+	r.ino = 64;
+	r.flags = REC_DIR | REC_EARLY;
+	r.logical = 0;
+	EXPECT(mp_home(&g, E3MP_HOME_INODE, &r) == 3, "head block: own group");
+	r.flags = REC_DIR;
+	r.logical = 2;
+	EXPECT(mp_home(&g, E3MP_HOME_INODE, &r) == 2, "volume region");
+	return 0;
+}
+
+/*
  * The searches every sorted array here goes through: mp_lower_bound()
  * against a linear scan, mp_bsearch() and mp_find_u32() for keys present
  * and absent, with duplicates, at both ends and in an empty array.
@@ -2153,6 +2186,28 @@ static int case_single_file(void)
 	       p->after.in_mc == 4 && p->mc_groups == 1 &&
 	       p->unclustered == 0, "figures");
 	return 0;
+}
+
+/*
+ * --mc-span=2: the runs of groups 0 and 1 fill group 0's tail one after
+ * the other, group 0's first; group 3's goes to group 2's tail; a second
+ * plan moves nothing.
+ */
+static int case_span(void)
+{
+	struct vol *v = g4(6);
+	struct mp_plan *p = new_plan(), *p2 = new_plan();
+
+	v->g.mc_span = 2;
+	add_file_at(v, 17, 3, 80);	/* group 1: IND, DIND, IND */
+	add_file_at(v, 1, 2, 10);	/* group 0: IND, DIND */
+	add_file_at(v, 49, 1, 200);	/* group 3 */
+	TRY(plan_check(v, E3MP_HOME_INODE, p));
+	TRY(expect_dests(v, 1, 2, (blk64_t[]) { 59, 60 }));
+	TRY(expect_dests(v, 17, 3, (blk64_t[]) { 61, 62, 63 }));
+	TRY(expect_dests(v, 49, 1, (blk64_t[]) { 191 }));
+	EXPECT(p->mc_groups == 2, "MCs in %u groups, not 2", p->mc_groups);
+	return replan_still(v, E3MP_HOME_INODE, p, p2);
 }
 
 /*
@@ -4099,6 +4154,7 @@ int main(void)
 	run_case("tail zone is at least one block",
 		 case_helpers_zone_at_least_one);
 	run_case("mp_home: inode and data homing", case_home);
+	run_case("mp_home: --mc-span", case_home_span);
 	run_case("sorted searches: lower bound, bsearch, find", case_search);
 	run_case("mp_grow: doubling from 1024, entries kept", case_grow);
 	run_case("mp_heap: block order, repeats, pushes between pops",
@@ -4107,6 +4163,8 @@ int main(void)
 	run_case("no data extents at all (ext NULL)", case_no_data_extents);
 	run_case("one file goes to the tail of its group, in order",
 		 case_single_file);
+	run_case("--mc-span=2: two groups' runs in the first one's tail",
+		 case_span);
 	run_case("--order=delete: a DIND's children last first",
 		 case_delete_order);
 	run_case("--order=delete after fsck order: only what must moves",
