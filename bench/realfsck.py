@@ -382,8 +382,8 @@ def summary_table(vols):
 
 def kinds_table(vols, mode, ra, segs):
     out = ["| volume | image | " + " | ".join(COLUMNS) +
-           " | data (RA) MiB | late s |",
-           "|---|---|" + "---:|" * (len(COLUMNS) + 2)]
+           " | data (RA) MiB | late s | re-read s |",
+           "|---|---|" + "---:|" * (len(COLUMNS) + 3)]
     key = "%%s-%s-ra%d-s%d.json" % (mode, ra, segs)
     for vol, c in vols.items():
         for var in ("stock", "packed"):
@@ -391,11 +391,12 @@ def kinds_table(vols, mode, ra, segs):
             if not r:
                 continue
             k = r["by_kind_s"]
-            out.append("| %s | %s | %s | %.0f | %.2f |" % (
+            rr = r.get("reread_s")
+            out.append("| %s | %s | %s | %.0f | %.2f | %s |" % (
                 vol, var, " | ".join("%.2f" % k[g] if g in k else "-"
                                      for g in COLUMNS),
                 r["by_kind_bytes"].get("data (RA)", 0) / 2.0 ** 20,
-                r.get("late_s") or 0))
+                r.get("late_s") or 0, "-" if rr is None else "%.2f" % rr))
     return out
 
 
@@ -686,7 +687,9 @@ are neither metadata nor asked for by e2fsck (it reads no file data), read
 only because the kernel's or e2fsck's read-ahead ran past what was asked
 for; *write*: what the run wrote.  *Late*: how much later than the
 model the emulated disk replied, in all (the host's own I/O and load; it
-is in the wall time, not in the busy time).  The host may be shared with
+is in the wall time, not in the busy time).  *Re-read*: the busy time of
+requests for pages the run had read before (something on the host took
+them from the cache: "-", not recorded).  The host may be shared with
 other work: wall times vary from run to run, busy times hardly (the order
 of the requests can change, what they cost cannot).
 """
@@ -786,8 +789,8 @@ alone (`E3MP_RF_BLOCK=%(block)s`): the cases, method and columns of the
 block above, measured and rendered apart from its matrix.  e3metapack
 %(version)s (src/ at commit %(commit)s), e2fsck %(e2fsck)s, kernel
 %(kernel)s, %(machine)s.
-`bench/emuloop` paused DAMON's proactive reclaim for each case (the host
-runs it; see "The run's own time").
+DAMON's proactive reclaim, which this host runs, was off during every
+case (`bench/emuloop` pauses it; see "The run's own time").
 
 ```sh
 %(cmd)s
