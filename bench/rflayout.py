@@ -205,6 +205,10 @@ def render(vols, usage):
             "E3MP_RF_SCALE='64G 256G' \\",
             "  E3MP_RF_VARIANTS='packed packed+mc-span=2 packed+dirs=roots "
             "packed+dirs=pack' bench/realfsck",
+            "E3MP_RF_BLOCK=layouts E3MP_RF_TOOL=0 E3MP_RF_IMAGES= "
+            "E3MP_RF_SCALE=256G \\",
+            "  E3MP_RF_VARIANTS='packed+mc-span=4 packed+mc-span=8' "
+            "bench/realfsck",
             "E3MP_RF_BLOCK=layouts E3MP_RF_TOOL=0 E3MP_RF_SEGS=1 "
             "E3MP_RF_VARIANTS='packed packed+mc-span=2 \\",
             "  packed+dirs=pack packed+dirs=roots' bench/realfsck",
